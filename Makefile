@@ -1,0 +1,42 @@
+# Two commands matter: `make demo` and `make test`. Both set up what they need first.
+SHELL := /bin/bash
+VENV  := .venv
+BIN   := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# The newest Python 3.11+ on the machine.
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+            command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+            && { echo $$p; break; }; done)
+
+.PHONY: test demo lint bench clean venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "error: Python 3.11 or newer is required (python3 --version)"; exit 2; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
+	  rm -rf $(VENV); \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing python3-venv (Debian ships venv separately)"; \
+	    apt-get install -y -q python3-venv >/dev/null && $(PYTHON) -m venv $(VENV); \
+	  else echo "error: '$(PYTHON) -m venv' failed; on Debian/Raspberry Pi OS run: sudo apt install python3-venv"; exit 2; fi; }
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+demo: $(STAMP)
+	$(BIN)/smart-table demo
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,62 @@
+"""`smart-table`: one console script, one sub-command group per package.
+
+Each package owns its commands in its own `cli` module with a `register(subparsers)` function, so
+the packages stay independent and importing the CLI stays cheap: heavy imports (OpenCV, nfcpy,
+aiomqtt) happen inside the command handlers, never at registration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that add top-level commands. Order is the order of `smart-table --help`.
+COMMAND_MODULES = (
+    "controller.rules.cli",  # rules replay, hands replay/export
+    "controller.registry.cli",  # register ...
+    "controller.service.cli",  # run, top
+    "vision.cli",  # vision enroll/detect/calibrate
+    "firmware_bridge.cli",  # panel ...
+    "hil.cli",  # sim, hil ..., demo
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="smart-table",
+        description="Smart poker table controller: sees the felt, rules on misdeals and the dead button, "
+        "shows rulings on the LED panel and publishes them over MQTT.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            # A package that is not built yet contributes no commands; any other import error is a bug.
+            if exc.name and name.startswith(exc.name):
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `smart-table ... | head` closes our stdout early; that is not an error.
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

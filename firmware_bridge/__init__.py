@@ -1,0 +1,1 @@
+"""Serial protocol, host-side bridge, LED scene language, and the panel microcontroller firmware."""

@@ -1,0 +1,1 @@
+"""Camera frames -> card and button observations -> table events."""
