@@ -1,0 +1,172 @@
+"""Tap-in at the table: a card tap becomes protocol lines for the rules engine.
+
+Pure decision logic over the registry (no NFC, no clock: `now` is passed in), so the table
+service, the simulated table and the tests all use the same code. Lines follow
+../shared/spec/table-events.md: an accepted player gets a `seat` line (input for the engine) and a
+`checkin` line (the registration accepted signal at that seat); a refused tap gets one `checkin`
+line with `accepted: false` and a reason. Lines carry display names only, never birth dates.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from controller.registry.card import CardVerifier
+from controller.registry.errors import RegistryError
+from controller.registry.identify import identify
+from controller.registry.registry import Registry
+
+log = logging.getLogger("smart_table.checkin")
+
+
+@dataclass
+class CheckInResult:
+    lines: list[dict[str, Any]]
+    accepted: bool
+    reason: str | None = None
+    player_id: str | None = None
+    seat: int | None = None
+    message: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def jsonl(self) -> str:
+        return "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in self.lines)
+
+
+class TableCheckIn:
+    """Check-in logic for one table of one event."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        venue: str,
+        table_id: str,
+        event_id: str,
+        verifier: CardVerifier,
+        late_deadline: datetime | None = None,
+    ):
+        if verifier.venue != venue:
+            raise ValueError(f"verifier keys are for venue {verifier.venue!r}, table is at {venue!r}")
+        self.registry = registry
+        self.venue = venue
+        self.table_id = table_id
+        self.event_id = event_id
+        self.verifier = verifier
+        self.late_deadline = late_deadline
+
+    def _refuse(
+        self, uid: bytes, now: datetime, reason: str, message: str, player_id: str | None = None, **extra: Any
+    ) -> CheckInResult:
+        line: dict[str, Any] = {"type": "checkin", "seat": None}
+        if player_id is not None:
+            line["player"] = player_id
+        line.update({"accepted": False, "reason": reason, **extra})
+        log.info(
+            "event=checkin_refused table=%s event_id=%s uid=%s player=%s reason=%s",
+            self.table_id,
+            self.event_id,
+            uid.hex(),
+            player_id or "-",
+            reason,
+        )
+        self._audit(now, uid, False, reason, player_id)
+        return CheckInResult([line], False, reason, player_id, None, message, extra)
+
+    def _audit(
+        self, now: datetime, uid: bytes, accepted: bool, reason: str | None, player_id: str | None
+    ) -> None:
+        try:
+            self.registry.log_tap(
+                now=now,
+                uid=uid,
+                accepted=accepted,
+                reason=reason,
+                table_id=self.table_id,
+                event_id=self.event_id,
+                player_id=player_id,
+            )
+        except Exception as exc:  # the audit trail must never block a check-in
+            log.warning("event=tap_audit_failed error=%s", type(exc).__name__)
+
+    def on_tap(self, uid: bytes, ndef_message: bytes, now: datetime) -> CheckInResult:
+        uid = bytes(uid)
+        try:
+            return self._on_tap(uid, bytes(ndef_message or b""), now)
+        except RegistryError as exc:
+            return self._refuse(uid, now, exc.reason, str(exc))
+        except Exception as exc:  # database down, etc.: refuse this tap, keep the table running
+            log.error("event=checkin_error table=%s error=%s", self.table_id, type(exc).__name__)
+            return self._refuse(uid, now, "registry_unavailable", f"registry error: {type(exc).__name__}")
+
+    def _on_tap(self, uid: bytes, message: bytes, now: datetime) -> CheckInResult:
+        who = identify(self.registry, self.verifier, uid, message)
+        if not who.ok:
+            return self._refuse(uid, now, who.reason or "refused", who.message, who.player_id)
+        player = who.player_id
+        assert player is not None and who.member is not None
+        event = self.registry.event(self.event_id)
+        if not self.registry.is_registered(self.event_id, player):
+            return self._refuse(
+                uid, now, "not_registered", f"{player} is not registered for {self.event_id}", player
+            )
+        assigned = self.registry.assignment(self.event_id, player)
+        if assigned is None:
+            return self._refuse(uid, now, "not_drawn", f"seats for {self.event_id} are not drawn yet", player)
+        if assigned.table_id != self.table_id:
+            return self._refuse(
+                uid,
+                now,
+                "wrong_table",
+                f"{who.member.display_name}: table {assigned.table_id}, seat {assigned.seat}",
+                player,
+                assigned={"table": assigned.table_id, "seat": assigned.seat},
+            )
+        previous = self.registry.checkin(self.event_id, player)
+        if previous is not None:
+            # Already seated: say so again at the seat, but no second `seat` line for the engine.
+            line = {
+                "type": "checkin",
+                "seat": assigned.seat,
+                "player": player,
+                "name": who.member.display_name,
+                "accepted": True,
+                "repeat": True,
+            }
+            self._audit(now, uid, True, "repeat", player)
+            return CheckInResult(
+                [line], True, None, player, assigned.seat, "already checked in", {"repeat": True}
+            )
+        if self.late_deadline is not None and now > self.late_deadline:
+            return self._refuse(
+                uid,
+                now,
+                "late",
+                f"{player} tapped in after the late-arrival deadline {self.late_deadline.isoformat()}",
+                player,
+            )
+        self.registry.record_checkin(self.event_id, player, self.table_id, assigned.seat, uid, now=now)
+        seat_line: dict[str, Any] = {"type": "seat", "seat": assigned.seat, "player": player}
+        if event.starting_stack is not None:
+            seat_line["stack"] = event.starting_stack
+        seat_line["moved"] = False
+        accepted = {
+            "type": "checkin",
+            "seat": assigned.seat,
+            "player": player,
+            "name": who.member.display_name,
+            "accepted": True,
+        }
+        self._audit(now, uid, True, None, player)
+        log.info(
+            "event=checkin_accepted table=%s event_id=%s player=%s seat=%d",
+            self.table_id,
+            self.event_id,
+            player,
+            assigned.seat,
+        )
+        return CheckInResult([seat_line, accepted], True, None, player, assigned.seat, who.message)
