@@ -1,14 +1,22 @@
-"""What each venue's rulebook says about registration, the seat draw and late arrivals.
+"""What a venue's rule profile says about registration, the seat draw and late arrivals.
 
-Each fact names the rule it comes from (`<rulebook>:<rule>`), like the rule profiles do. Where a
-rulebook is silent the default is the league's usual practice and the citation says so. An event
-can override the age minimum (`--min-age`) and the starting stack.
+The facts come from the rule profile (controller/rules/profiles/<name>.toml): `registration.minimum_age`,
+`registration.late_arrival_minutes`, `seating.first_button`, each with its citation. The starting
+stack is not a profile setting; the only rulebook that fixes one is Corner Pocket (20,000). An event
+can override the age minimum and the starting stack.
 """
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
+
+PROFILES = ("cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street")
+DEFAULT_MIN_AGE = 19  # cool_mule:1.d
+STARTING_STACKS = {"corner_pocket": (20000, "corner_pocket:Before Play Begins.B")}
 
 
 @dataclass(frozen=True)
@@ -18,88 +26,55 @@ class RegistrationPolicy:
     min_age_rule: str
     seat1_button: bool  # the player who draws seat 1 is the first dealer (on the button)
     seat1_button_rule: str
-    late_minutes_after_first_deal: int | None  # None: no time-based deadline in the rulebook
+    late_minutes_after_first_deal: int | None  # None: no time-based deadline
     late_rule: str
     starting_stack: int | None
     starting_stack_rule: str
-    random_seats_rule: str
 
 
-DEFAULT_MIN_AGE = 19
-
-POLICIES: dict[str, RegistrationPolicy] = {
-    "cool_mule": RegistrationPolicy(
-        "cool_mule",
-        19,
-        "cool_mule:1.d",
-        True,
-        "cool_mule:4.a",
-        None,
-        "cool_mule: silent",
-        None,
-        "cool_mule:4.b (set per event)",
-        "cool_mule:4.a",
-    ),
-    "corner_pocket": RegistrationPolicy(
-        "corner_pocket",
-        DEFAULT_MIN_AGE,
-        "default (cool_mule:1.d)",
-        True,
-        "corner_pocket:Before Play Begins.A",
-        None,
-        "corner_pocket:Etiquette.C (blinded in until level 8)",
-        20000,
-        "corner_pocket:Before Play Begins.B",
-        "corner_pocket:Before Play Begins.A",
-    ),
-    "dragons_den": RegistrationPolicy(
-        "dragons_den",
-        DEFAULT_MIN_AGE,
-        "default (cool_mule:1.d)",
-        False,
-        "dragons_den: silent",
-        30,
-        "dragons_den:Reminder (seated no later than 30 minutes after the first deal)",
-        None,
-        "dragons_den: silent",
-        "dragons_den:4",
-    ),
-    "bluff_street": RegistrationPolicy(
-        "bluff_street",
-        DEFAULT_MIN_AGE,
-        "default (cool_mule:1.d)",
-        False,
-        "bluff_street:Button (first chip stack to the dealer's right)",
-        None,
-        "bluff_street: silent",
-        None,
-        "bluff_street: silent",
-        "bluff_street:10",
-    ),
-    "bar_league": RegistrationPolicy(
-        "bar_league",
-        DEFAULT_MIN_AGE,
-        "default (cool_mule:1.d)",
-        False,
-        "bar_league: silent",
-        None,
-        "bar_league: silent",
-        None,
-        "bar_league: silent",
-        "bar_league: silent (random draw)",
-    ),
-}
-
-
-def policy_for(profile: str) -> RegistrationPolicy:
+def _setting(name: str, section: str, key: str) -> tuple[Any, str] | None:
+    """(value, rule) from the validated profile, else from its TOML file, else None."""
     try:
-        return POLICIES[profile]
-    except KeyError:
-        raise ValueError(f"unknown profile {profile!r} (one of {', '.join(POLICIES)})") from None
+        from controller.rules.profile import load_profile
+
+        profile = load_profile(name)
+        setting = profile.setting(section, key)
+        return setting.value, setting.rule
+    except Exception:
+        pass
+    try:
+        from controller.rules.profile import PROFILE_DIR
+
+        data = tomllib.loads((PROFILE_DIR / f"{name}.toml").read_text(encoding="utf-8"))
+        entry = data[section][key]
+        return entry["value"], entry["rule"]
+    except Exception:
+        return None
+
+
+@cache
+def policy_for(profile: str) -> RegistrationPolicy:
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r} (one of {', '.join(PROFILES)})")
+    age = _setting(profile, "registration", "minimum_age") or (DEFAULT_MIN_AGE, "cool_mule:1.d")
+    late = _setting(profile, "registration", "late_arrival_minutes") or (0, f"{profile}: silent")
+    button = _setting(profile, "seating", "first_button") or ("right_of_dealer", f"{profile}: silent")
+    stack, stack_rule = STARTING_STACKS.get(profile, (None, f"{profile}: silent (set per event)"))
+    return RegistrationPolicy(
+        profile=profile,
+        min_age=int(age[0]),
+        min_age_rule=age[1],
+        seat1_button=button[0] == "seat_1",
+        seat1_button_rule=button[1],
+        late_minutes_after_first_deal=int(late[0]) or None,
+        late_rule=late[1],
+        starting_stack=stack,
+        starting_stack_rule=stack_rule,
+    )
 
 
 def late_deadline(profile: str, first_deal: datetime | None) -> datetime | None:
-    """The last moment a late player may still tap in, or None when the rulebook sets none."""
+    """The last moment a late player may still tap in, or None when the profile sets none."""
     minutes = policy_for(profile).late_minutes_after_first_deal
     if minutes is None or first_deal is None:
         return None

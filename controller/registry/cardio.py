@@ -1,0 +1,126 @@
+"""Writing and checking player cards on a tag (desk side), through nfcpy.
+
+A write is: read the tag, write the signed record, read it back and verify it; only then is the
+card recorded in the registry (one transaction, replacing the player's earlier card). If the card
+leaves the field mid-write, the desk waits for the same card to come back and writes it again, so
+the card ends fully new and verified; a card that does not come back leaves the registry as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from controller.registry.card import CardVerifier, encode_card
+from controller.registry.errors import CardError, RegistryError
+from controller.registry.keys import VenueKeys
+from controller.registry.reader import POLL_PAUSE, read_tap, sense_tag
+from controller.registry.registry import Registry
+
+log = logging.getLogger("smart_table.cards")
+
+WRITE_ATTEMPTS = 3
+
+
+class CardWriteError(RegistryError):
+    pass
+
+
+@dataclass
+class WriteOutcome:
+    uid: bytes
+    player_id: str
+    replaced: list[bytes] = field(default_factory=list)
+    attempts: int = 1
+    previous: bytes = b""
+
+
+def wait_for_tag(clf: Any, timeout: float, *, uid: bytes | None = None) -> Any | None:
+    import nfc.clf
+    import nfc.tag
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            tag = sense_tag(clf, uid=uid)
+        except (nfc.clf.CommunicationError, nfc.tag.TagCommandError):
+            tag = None
+        if tag is not None:
+            return tag
+        time.sleep(POLL_PAUSE)
+    return None
+
+
+def write_card(
+    clf: Any,
+    registry: Registry,
+    keys: VenueKeys,
+    player_id: str,
+    *,
+    now: datetime,
+    wait: float = 15.0,
+    say: Callable[[str], None] = lambda s: None,
+) -> WriteOutcome:
+    """Write, read back, verify and record a card for `player_id` on the next tag presented."""
+    import nfc.clf
+    import nfc.tag
+
+    member = registry.member(player_id)
+    if member.status != "active":
+        raise CardWriteError(
+            f"{player_id}'s membership is {member.status}: no card is issued", f"member_{member.status}"
+        )
+    say(f"present a card for {member.display_name} ({player_id}) to the reader")
+    tag = wait_for_tag(clf, wait)
+    if tag is None:
+        raise CardWriteError(f"no card presented within {wait:.0f} s", "no_card")
+    uid = bytes(tag.identifier)
+    registry.check_card_issuable(uid, player_id)
+    message = encode_card(uid, player_id, keys)
+    if tag.ndef is None:
+        raise CardWriteError(
+            f"tag {uid.hex()} ({tag.type}) has no NDEF data area; use an NFC Forum tag (NTAG213/215/216)",
+            "not_ndef",
+        )
+    if not tag.ndef.is_writeable:
+        raise CardWriteError(f"tag {uid.hex()} is read-only (locked)", "read_only")
+    if tag.ndef.capacity < len(message):
+        raise CardWriteError(
+            f"tag {uid.hex()} holds {tag.ndef.capacity} bytes, the card needs {len(message)}", "too_small"
+        )
+    previous = bytes(tag.ndef.octets)
+    verifier = CardVerifier(keys)
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
+        try:
+            if tag is None:
+                raise nfc.clf.TimeoutError("card not in the field")
+            tag.ndef.octets = message
+            check = read_tap(clf)  # read back through a fresh activation
+            if check is None or check[1].uid != uid or check[1].ndef != message:
+                raise nfc.clf.TimeoutError("read-back did not return the written record")
+            verifier.verify(uid, check[1].ndef)
+        except (nfc.clf.CommunicationError, nfc.tag.TagCommandError) as exc:
+            log.warning("event=card_write_interrupted uid=%s attempt=%d error=%s", uid.hex(), attempt, exc)
+            if attempt == WRITE_ATTEMPTS:
+                break
+            say(f"card {uid.hex()} left the reader during the write: put it back (waiting {wait:.0f} s)")
+            tag = wait_for_tag(clf, wait, uid=uid)
+            if tag is None:
+                break
+            continue
+        except CardError as exc:  # written bytes read back but do not verify: keys changed under us?
+            raise CardWriteError(
+                f"card {uid.hex()} read back but does not verify: {exc}", "verify_failed"
+            ) from None
+        replaced = registry.issue_card(uid, player_id, keys.venue, keys.current, now=now)
+        log.info("event=card_written uid=%s player=%s attempts=%d", uid.hex(), player_id, attempt)
+        return WriteOutcome(uid, player_id, replaced, attempt, previous)
+    raise CardWriteError(
+        f"card {uid.hex()} was taken away during the write and not put back: it holds no valid player record "
+        f"(every table refuses it); the registry is unchanged. Run write-card again with this card.",
+        "write_interrupted",
+    )
