@@ -106,7 +106,9 @@ class Profile:
         return f"Profile({self.name!r})"
 
 
-def parse_profile(data: dict[str, Any], source: str, schema: dict[str, dict[str, Spec]] | None = None) -> Profile:
+def parse_profile(
+    data: dict[str, Any], source: str, schema: dict[str, dict[str, Spec]] | None = None
+) -> Profile:
     """Validate a decoded profile document. `source` names the file in every message."""
     schema = load_schema() if schema is None else schema
     name = data.get("name")
@@ -137,7 +139,7 @@ def parse_profile(data: dict[str, Any], source: str, schema: dict[str, dict[str,
                 raise ProfileError(f"{where}: required setting is missing")
             entry = table[key]
             if not isinstance(entry, dict) or "value" not in entry or "rule" not in entry:
-                raise ProfileError(f"{where}: expected {{ value = ..., rule = \"<rulebook>:<rule>\" }}")
+                raise ProfileError(f'{where}: expected {{ value = ..., rule = "<rulebook>:<rule>" }}')
             extra = set(entry) - {"value", "rule", "note"}
             if extra:
                 raise ProfileError(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
@@ -174,6 +176,8 @@ def load_profile(name_or_path: str) -> Profile:
     elif name_or_path.endswith(".toml"):
         profile = load_profile_file(name_or_path)
     else:
-        raise ProfileError(f"unknown profile {name_or_path!r} (one of {', '.join(PROFILE_NAMES)}, or a .toml path)")
+        raise ProfileError(
+            f"unknown profile {name_or_path!r} (one of {', '.join(PROFILE_NAMES)}, or a .toml path)"
+        )
     _cache[name_or_path] = profile
     return profile

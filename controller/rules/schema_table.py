@@ -6,17 +6,25 @@ SIT_OR_DEAL = ("sit_out", "deal_in")
 
 SCHEMA = {
     "seating": {
-        "dead_button": Spec(bool, doc="the button rule is the dead button: BB advances, SB and button follow"),
-        "first_button": Spec(str, ("seat_1", "right_of_dealer"), doc="the first hand's button without a `button` line"),
+        "dead_button": Spec(
+            bool, doc="the button rule is the dead button: BB advances, SB and button follow"
+        ),
+        "first_button": Spec(
+            str, ("seat_1", "right_of_dealer"), doc="the first hand's button without a `button` line"
+        ),
         "moved_player_between_sb_and_button": Spec(str, SIT_OR_DEAL),
         "new_player_between_sb_and_button": Spec(str, SIT_OR_DEAL),
-        "new_player_dead_position": Spec(str, SIT_OR_DEAL, doc="a never-dealt player on a dead button or dead SB"),
+        "new_player_dead_position": Spec(
+            str, SIT_OR_DEAL, doc="a never-dealt player on a dead button or dead SB"
+        ),
         "heads_up_button_posts_sb": Spec(bool),
         "heads_up_no_double_bb": Spec(bool),
         "self_dealt": Spec(bool, doc="players deal in turn; the panel shows the dealer seat"),
     },
     "deal": {
-        "exposed_misdeal_cards": Spec(int, (1, 2), doc="exposure of one of the first N cards off the deck is a misdeal"),
+        "exposed_misdeal_cards": Spec(
+            int, (1, 2), doc="exposure of one of the first N cards off the deck is a misdeal"
+        ),
         "button_card_exposed_misdeal": Spec(bool),
         "multiple_exposed_misdeal": Spec(bool),
         "single_exposed_procedure": Spec(str, ("replace",)),
@@ -37,7 +45,9 @@ SCHEMA = {
             str, ("one_aggressive_or_three_passive", "two_with_chips_or_three", "two_players_acted")
         ),
         "player_exposure": Spec(str, ("kill", "live")),
-        "absent_hand_dead": Spec(bool, doc="an absent player is dealt in; the hand is dead once the deal is done"),
+        "absent_hand_dead": Spec(
+            bool, doc="an absent player is dealt in; the hand is dead once the deal is done"
+        ),
     },
     "registration": {
         "minimum_age": Spec(int, minimum=0),

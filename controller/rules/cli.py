@@ -1,0 +1,99 @@
+"""`smart-table rules replay`: the engine on a file of protocol lines, exactly as the spec says.
+
+Also registers `smart-table hands ...` (PHH replay and export) from `controller.rules.hands_cli`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from controller.rules.profile import DEFAULT_PROFILE, PROFILE_NAMES
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    rules = subparsers.add_parser("rules", help="the rules engine: replay protocol lines, show profiles")
+    rules_sub = rules.add_subparsers(dest="rules_command", metavar="RULES_COMMAND")
+    rules.set_defaults(handler=lambda args: rules.print_help() or 2)
+
+    replay = rules_sub.add_parser(
+        "replay",
+        help="read input lines (JSON Lines) and write the engine's output lines",
+        description="Reads table-event input lines from FILE (or standard input) and writes the output "
+        "lines to standard output, flushing after each input line.",
+    )
+    replay.add_argument("file", nargs="?", default="-", metavar="FILE|-")
+    replay.add_argument("--profile", default=DEFAULT_PROFILE, help=f"rulebook: {', '.join(PROFILE_NAMES)}")
+    replay.add_argument("--seats", type=int, default=10, help="table size (default 10)")
+    replay.add_argument(
+        "--pretty", action="store_true", help="print the rulings as readable text instead of JSON"
+    )
+    replay.set_defaults(handler=_replay)
+
+    show = rules_sub.add_parser("profile", help="print a rule profile with every citation")
+    show.add_argument("name", help=f"one of {', '.join(PROFILE_NAMES)} or a .toml path")
+    show.set_defaults(handler=_show_profile)
+
+    try:
+        from controller.rules import hands_cli
+    except ModuleNotFoundError as exc:
+        if exc.name != "controller.rules.hands_cli":
+            raise
+    else:
+        hands_cli.register(subparsers)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from controller.rules.engine import TableEngine, dumps
+    from controller.rules.errors import ProfileError
+    from controller.rules.pretty import describe
+
+    if args.profile not in PROFILE_NAMES and not args.profile.endswith(".toml"):
+        print(
+            f"smart-table rules replay: unknown profile {args.profile!r} (one of {', '.join(PROFILE_NAMES)})",
+            file=sys.stderr,
+        )
+        return 2
+    if not 2 <= args.seats <= 23:
+        print(f"smart-table rules replay: --seats must be 2..23, got {args.seats}", file=sys.stderr)
+        return 2
+    try:
+        engine = TableEngine(args.profile, args.seats)
+    except ProfileError as exc:
+        print(f"smart-table rules replay: {exc}", file=sys.stderr)
+        return 2
+    if args.file == "-":
+        stream = sys.stdin
+    else:
+        try:
+            stream = open(args.file, encoding="utf-8", errors="replace")  # noqa: SIM115
+        except OSError as exc:
+            print(f"smart-table rules replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+            return 2
+    out = sys.stdout
+    with stream:
+        for number, text in enumerate(stream, start=1):
+            lines = engine.feed(text, number)
+            for line in lines:
+                out.write((describe(line, engine) if args.pretty else dumps(line)) + "\n")
+            if lines:
+                out.flush()
+    return 0
+
+
+def _show_profile(args: argparse.Namespace) -> int:
+    from controller.rules.errors import ProfileError
+    from controller.rules.profile import load_profile
+
+    try:
+        profile = load_profile(args.name)
+    except ProfileError as exc:
+        print(f"smart-table rules profile: {exc}", file=sys.stderr)
+        return 2
+    print(f"{profile.name}: {profile.title}  ({profile.source})")
+    for section, settings in profile.settings.items():
+        print(f"[{section}]")
+        for key, setting in settings.items():
+            note = f"  # {setting.note}" if setting.note else ""
+            print(f"  {key} = {setting.value!r}  ({setting.rule}){note}")
+    return 0

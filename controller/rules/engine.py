@@ -1,0 +1,694 @@
+"""The table rules engine: one state object that folds protocol input lines into rulings.
+
+`TableEngine.feed(line)` takes one input line of ../shared/spec/table-events.md and returns the
+output lines it causes. The engine is pure and deterministic: no I/O, no clock, no randomness, so
+replaying a table's event log rebuilds the table exactly and gives the same rulings.
+
+What happens where:
+
+* seating, button and blinds: `controller.rules.seating.compute_positions` (the dead-button rule);
+* the deal monitor (misdeals, exposed, extra and boxed cards, absent players): here, `_on_deal` & co;
+* substantial action: here, `_count_substantial`, per the profile's definition;
+* betting, board, pots and showdown: `controller.rules.hand_play.HandPlay`, one per hand.
+
+A rejected line leaves the state exactly as it was: every handler checks before it changes anything,
+and handlers that call into `HandPlay` let it validate first.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.rules import protocol
+from controller.rules.errors import Rejected
+from controller.rules.profile import Profile, load_profile
+from controller.rules.seating import Player, PositionError, Positions, compute_positions
+
+PASSIVE = frozenset(("check", "fold"))
+CHIPS_IN = frozenset(("call", "bet", "raise", "allin"))
+
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def dumps(line: dict) -> str:
+    """An output line as the protocol writes it: compact JSON, keys in the order they were set."""
+    return _dumps(line)
+
+
+@dataclass(slots=True)
+class Level:
+    sb: int = 0
+    bb: int = 0
+    ante: int = 0
+
+
+@dataclass(slots=True)
+class DealState:
+    """Everything the deal monitor knows about the current hand's hole cards."""
+
+    cards: dict[int, int] = field(default_factory=dict)  # seat -> hole cards held (exposed ones taken back)
+    received: dict[int, list[int]] = field(
+        default_factory=dict
+    )  # seat -> positions off the deck it was dealt
+    unobserved: bool = False  # betting began before the camera saw any card dealt
+    off_deck: int = 0  # hole cards dealt off the deck so far, in order
+    exposed: int = 0  # cards exposed by dealer error during the deal
+    extra: int = 0  # surplus cards to the first player after the deal was complete
+    boxed: int = 0
+    complete: bool = False  # every seat dealt in has its two cards
+    action_started: bool = False
+    absent_done: bool = False
+    acted_seats: set[int] = field(default_factory=set)
+    in_turn_actions: int = 0
+    in_turn_with_chips: int = 0
+    aggressive: int = 0
+    passive: int = 0
+    substantial: bool = False
+
+
+@dataclass(slots=True)
+class Hand:
+    number: int
+    positions: Positions
+    level: Level
+    start_stacks: dict[int, int | None]
+    redeal: bool = False
+    void: bool = False  # a misdeal was declared: waiting for the re-deal
+    misdeal_reason: str | None = None
+    deal: DealState = field(default_factory=DealState)
+    play: Any = None  # HandPlay
+    button_seen: int | None = None
+
+
+class TableEngine:
+    """A poker table under one venue's rulebook. Feed it input lines; it answers with rulings."""
+
+    def __init__(self, profile: Profile | str = "bluff_street", seats: int = 10):
+        self.profile = load_profile(profile) if isinstance(profile, str) else profile
+        self.seats = seats
+        self.players: dict[int, Player] = {}
+        self.level: Level | None = None  # the level the next hand is played at
+        self.forced_button: int | None = None
+        self.previous: Positions | None = None
+        self.hand_number = 0
+        self.hand: Hand | None = None  # the current (or last) hand; None before the first
+        self.lines_seen = 0
+        self.busted_seats: set[int] = set()  # seats vacated by the engine after a bust-out
+        self.alerts: list[dict] = []
+
+    # ----------------------------------------------------------------- public API
+
+    def feed(self, line: dict | str, line_no: int | None = None) -> list[dict]:
+        """One input line (JSON text or a decoded dict) in, the output lines it causes out."""
+        self.lines_seen += 1
+        n = self.lines_seen if line_no is None else line_no
+        try:
+            if isinstance(line, str):
+                stripped = line.strip()
+                if not stripped or stripped.startswith("#"):
+                    return []
+                ev = protocol.decode(stripped)
+            else:
+                ev = dict(line)
+            protocol.validate(ev, self.seats)
+            handler = getattr(self, "_on_" + ev["type"])
+            return handler(ev, n)
+        except Rejected as exc:
+            return [{"type": "error", "line": n, "message": str(exc)}]
+
+    def stacks(self) -> dict[int, int | None]:
+        """Chips in front of each seated player (between hands: after the last award)."""
+        play = self.hand.play if self.hand and not self.hand.void else None
+        if play is not None and self.in_hand:
+            return {s: play.stacks.get(s, p.stack) for s, p in self.players.items()}
+        return {s: p.stack for s, p in self.players.items()}
+
+    @property
+    def in_hand(self) -> bool:
+        return self.hand is not None and self.hand.play is not None and not self.hand.void
+
+    @property
+    def phase(self) -> str:
+        h = self.hand
+        if h is None or (h.play is None and not h.void):
+            return "between_hands"
+        if h.void:
+            return "misdeal"
+        if not (h.deal.complete or h.deal.action_started):
+            return "deal"
+        return getattr(h.play, "street", "preflop")
+
+    def snapshot(self) -> dict:
+        """The table as a director's screen shows it: public information only (no hole cards)."""
+        h = self.hand
+        pos = h.positions if h else None
+        board = list(getattr(h.play, "board_cards", []) or []) if h and h.play is not None else []
+        return {
+            "profile": self.profile.name,
+            "seats": self.seats,
+            "players": {
+                str(s): {"player": p.id, "stack": self.stacks().get(s), "away": p.away}
+                for s, p in sorted(self.players.items())
+            },
+            "hand": h.number if h else 0,
+            "phase": self.phase,
+            "button": pos.button if pos else None,
+            "sb": pos.sb if pos else None,
+            "bb": pos.bb if pos else None,
+            "dead_button": pos.dead_button if pos else False,
+            "level": {"sb": self.level.sb, "bb": self.level.bb, "ante": self.level.ante}
+            if self.level
+            else None,
+            "board": board,
+            "to_act": getattr(h.play, "to_act", None) if self.in_hand else None,
+            "alerts": list(self.alerts),
+        }
+
+    # ----------------------------------------------------------------- table and seats
+
+    def _on_table(self, ev: dict, n: int) -> list[dict]:
+        if self.lines_seen > 1 and (self.players or self.hand is not None):
+            raise Rejected("a 'table' line must come first, before any seat or hand")
+        seats = ev.get("seats", self.seats)
+        profile = self.profile
+        if "profile" in ev:
+            try:
+                profile = load_profile(ev["profile"])
+            except Exception as exc:  # ProfileError: unknown name or unusable file
+                raise Rejected(f"field 'profile': {exc}") from None
+        self.seats = seats
+        self.profile = profile
+        return []
+
+    def _on_level(self, ev: dict, n: int) -> list[dict]:
+        self.level = Level(ev["sb"], ev["bb"], ev.get("ante", 0))
+        return []
+
+    def _on_seat(self, ev: dict, n: int) -> list[dict]:
+        seat, player_id = ev["seat"], str(ev["player"])
+        if seat in self.players:
+            raise Rejected(f"seat {seat} is taken by player {self.players[seat].id}")
+        for s, p in self.players.items():
+            if p.id == player_id:
+                raise Rejected(f"player {player_id} is already seated at seat {s}")
+        moved = ev.get("moved", False)
+        self.players[seat] = Player(
+            id=player_id, stack=ev.get("stack"), moved=moved, dealt=moved, seated_hand=self.hand_number
+        )
+        self.busted_seats.discard(seat)
+        return []
+
+    def _on_leave(self, ev: dict, n: int) -> list[dict]:
+        seat, reason = ev["seat"], ev["reason"]
+        if seat not in self.players:
+            if seat in self.busted_seats:
+                self.busted_seats.discard(seat)  # the engine already vacated it at the bust-out
+                return []
+            raise Rejected(f"seat {seat} is empty")
+        h = self.hand
+        if self.in_hand and h is not None and seat in h.positions.dealt_in:
+            raise Rejected(
+                f"seat {seat} is in hand {h.number}: a player leaves between hands (after hand_end)"
+            )
+        player = self.players.pop(seat)
+        out: list[dict] = []
+        if reason == "eliminated":
+            out.append(
+                {"type": "eliminated", "seat": seat, "place": len(self.players) + 1, "player": player.id}
+            )
+        return out
+
+    def _on_button(self, ev: dict, n: int) -> list[dict]:
+        self.forced_button = ev["seat"]
+        return []
+
+    def _on_away(self, ev: dict, n: int) -> list[dict]:
+        self._occupied(ev["seat"]).away = True
+        return []
+
+    def _on_back(self, ev: dict, n: int) -> list[dict]:
+        self._occupied(ev["seat"]).away = False
+        return []
+
+    def _occupied(self, seat: int) -> Player:
+        if seat not in self.players:
+            raise Rejected(f"seat {seat} is empty")
+        return self.players[seat]
+
+    # ----------------------------------------------------------------- hands
+
+    def _on_hand_start(self, ev: dict, n: int) -> list[dict]:
+        out: list[dict] = []
+        h = self.hand
+        if h is not None and h.void:
+            return self._redeal(h, n)
+        if self.in_hand:
+            # NEW HAND pressed without a hand_end: the pot was pushed (bar_league:Hand Start).
+            out.extend(self._finish(n))
+        try:
+            positions = compute_positions(
+                self.profile,
+                self.seats,
+                self.players,
+                self.previous,
+                self.forced_button,
+                self.hand_number + 1,
+            )
+        except PositionError as exc:
+            raise Rejected(f"cannot start a hand: {exc}") from None
+        self.forced_button = None
+        self.hand_number += 1
+        level = self.level or Level()
+        hand = Hand(
+            self.hand_number, positions, level, {s: self.players[s].stack for s in positions.dealt_in}
+        )
+        self.hand = hand
+        self.alerts = []
+        out.append(self._hand_line(hand))
+        hand.play = self._new_play(hand)
+        return out
+
+    def _redeal(self, old: Hand, n: int) -> list[dict]:
+        """After a misdeal the re-deal is an exact replay: same button, blinds, players and limits
+        (bluff_street:33.b); players seated since are not dealt in, players gone are skipped."""
+        p = old.positions
+        dealt_in = tuple(s for s in p.dealt_in if s in self.players)
+        if len(dealt_in) < 2:
+            self.hand = None
+            self.previous = None
+            return self._on_hand_start({"type": "hand_start"}, n)
+        positions = Positions(
+            p.button,
+            p.sb if p.sb in self.players else None,
+            p.bb,
+            p.dead_button,
+            p.dead_sb_seat,
+            p.dealer,
+            dealt_in[0],
+            dealt_in,
+            p.sitting_out,
+            p.heads_up,
+            p.rules,
+        )
+        hand = Hand(
+            old.number, positions, old.level, {s: self.players[s].stack for s in dealt_in}, redeal=True
+        )
+        self.hand = hand
+        self.alerts = []
+        line = self._hand_line(hand)
+        line["rule"] = self.profile.rule("deal", "redeal_exact_replay")
+        hand.play = self._new_play(hand)
+        return [line]
+
+    def _hand_line(self, hand: Hand) -> dict:
+        p = hand.positions
+        line = {
+            "type": "hand",
+            "number": hand.number,
+            "button": p.button,
+            "sb": p.sb,
+            "bb": p.bb,
+            "dead_button": p.dead_button,
+            "dead_sb_seat": p.dead_sb_seat,
+            "dealer": p.dealer,
+            "first_card": p.first_card,
+            "dealt_in": list(p.dealt_in),
+            "sitting_out": [{"seat": s, "reason": r} for s, r in p.sitting_out],
+            "redeal": hand.redeal,
+        }
+        # The hand line is a ruling when the dead-button rule or a sit-out decided something.
+        if p.sitting_out:
+            line["rule"] = p.rules.get(f"sit_out:{p.sitting_out[0][0]}", p.rules["button"])
+        elif p.dead_button or p.dead_sb_seat is not None or p.heads_up:
+            line["rule"] = p.rules["button"]
+        return line
+
+    def _new_play(self, hand: Hand) -> Any:
+        from controller.rules.hand_play import HandPlay, HandSetup
+
+        p = hand.positions
+        setup = HandSetup(
+            number=hand.number,
+            button=p.button,
+            sb_seat=p.sb,
+            bb_seat=p.bb,
+            dealt_in=list(p.dealt_in),
+            stacks=dict(hand.start_stacks),
+            sb=hand.level.sb,
+            bb=hand.level.bb,
+            ante=hand.level.ante,
+            seats=self.seats,
+            heads_up=p.heads_up,
+        )
+        return HandPlay(self.profile, setup)
+
+    def _current(self, what: str) -> Hand:
+        h = self.hand
+        if h is None or (h.play is None and not h.void):
+            raise Rejected(f"'{what}' with no hand in progress (send hand_start first)")
+        if h.void:
+            raise Rejected(
+                f"'{what}': hand {h.number} is void after a misdeal ({h.misdeal_reason}); re-deal with hand_start"
+            )
+        return h
+
+    def _misdeal(self, h: Hand, reason: str, setting: str) -> list[dict]:
+        h.void = True
+        h.misdeal_reason = reason
+        h.play = None  # chips posted go back: stacks are only written at the end of a hand
+        line = {"type": "misdeal", "reason": reason, "rule": self.profile.rule("deal", setting)}
+        self.alerts = [line]
+        return [line]
+
+    # ----------------------------------------------------------------- the deal monitor
+
+    def _on_deal(self, ev: dict, n: int) -> list[dict]:
+        h = self._current("deal")
+        d, p, prof = h.deal, h.positions, self.profile
+        seat, card = ev["seat"], ev.get("card")
+        held = d.cards.get(seat, 0)
+        before_sa = not d.substantial
+
+        if before_sa:
+            if (
+                d.off_deck == 0
+                and seat != p.first_card
+                and prof.value("deal", "first_card_wrong_seat_misdeal")
+            ):
+                return self._misdeal(h, "first_card_wrong_seat", "first_card_wrong_seat_misdeal")
+            if seat not in p.dealt_in and prof.value("deal", "ineligible_seat_misdeal"):
+                return self._misdeal(h, "dealt_to_ineligible_seat", "ineligible_seat_misdeal")
+        elif seat not in p.dealt_in:
+            raise Rejected(f"seat {seat} is not in hand {h.number}")
+
+        if d.action_started and d.unobserved:
+            raise Rejected(
+                "a hole card seen after betting began on a deal the camera did not see: not ruled on"
+            )
+        if d.action_started:
+            # A card after betting began: the hand had a wrong card count when the action started.
+            if before_sa:
+                if held == 0 and prof.value("deal", "eligible_dealt_out_misdeal"):
+                    return self._misdeal(h, "eligible_seat_dealt_out", "eligible_dealt_out_misdeal")
+                if prof.value("deal", "wrong_card_count_misdeal"):
+                    return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
+                return []
+            return self._dead(h, seat, "wrong_card_count", "wrong_card_count_after_substantial")
+
+        if d.complete:
+            # A surplus card after every hand was complete (cool_mule:5.i).
+            if seat == p.first_card and d.extra == 0:
+                d.extra += 1
+                return [
+                    {
+                        "type": "extra_card",
+                        "seat": seat,
+                        "rule": prof.rule("deal", "extra_card_to_first_player"),
+                    }
+                ]
+            if d.extra >= 1 and prof.value("deal", "too_many_extra_cards_misdeal"):
+                return self._misdeal(h, "too_many_extra_cards", "too_many_extra_cards_misdeal")
+            if prof.value("deal", "wrong_card_count_misdeal"):
+                return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
+            return []
+
+        if held >= 2 and prof.value("deal", "wrong_card_count_misdeal"):
+            return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
+        if len(d.received.get(seat, ())) == 1 and prof.value("deal", "eligible_dealt_out_misdeal"):
+            # The second round reached this seat while a seat before it never got a first card. The
+            # button, last in the order, may take two consecutive cards (bluff_street:33.a.6.i).
+            order = p.dealt_in
+            idx = order.index(seat)
+            button_may_wait = prof.value("deal", "button_two_consecutive_cards")
+            for other in order if idx == 0 else order[:idx]:
+                if (
+                    other != seat
+                    and not d.received.get(other)
+                    and not (button_may_wait and other == order[-1])
+                ):
+                    return self._misdeal(h, "eligible_seat_dealt_out", "eligible_dealt_out_misdeal")
+
+        out: list[dict] = []
+        position = d.off_deck + 1
+        if card is not None:
+            ruling = self._exposed_in_deal(h, seat, card, position)
+            if ruling and ruling[0]["type"] == "misdeal":
+                return ruling
+            out.extend(ruling)  # the exposed card is taken back: the seat gets another after the deal
+        else:
+            d.cards[seat] = held + 1
+        d.off_deck = position
+        d.received.setdefault(seat, []).append(position)
+        out.extend(self._check_deal_complete(h))
+        return out
+
+    def _exposed_in_deal(self, h: Hand, seat: int, card: str, position: int) -> list[dict]:
+        """A card flashed by the dealer during the deal (cool_mule:5.g/h/j, bar_league:Misdeals)."""
+        prof, p = self.profile, h.positions
+        if position <= prof.value("deal", "exposed_misdeal_cards"):
+            return self._misdeal(h, "first_cards_exposed", "exposed_misdeal_cards")
+        if prof.value("deal", "button_card_exposed_misdeal") and seat == p.button and seat in p.dealt_in:
+            return self._misdeal(h, "button_card_exposed", "button_card_exposed_misdeal")
+        if h.deal.exposed >= 1 and prof.value("deal", "multiple_exposed_misdeal"):
+            return self._misdeal(h, "multiple_exposed", "multiple_exposed_misdeal")
+        h.deal.exposed += 1
+        line = {
+            "type": "replace_exposed",
+            "seat": seat,
+            "card": card,
+            "rule": prof.rule("deal", "single_exposed_procedure"),
+        }
+        self.alerts.append(line)
+        return [line]
+
+    def _check_deal_complete(self, h: Hand) -> list[dict]:
+        d = h.deal
+        if d.complete or any(d.cards.get(s, 0) < 2 for s in h.positions.dealt_in):
+            return []
+        d.complete = True
+        return self._absent_hands(h)
+
+    def _absent_hands(self, h: Hand) -> list[dict]:
+        """An absent player is dealt in; the hand is dead once the last card is dealt (cool_mule:5.n)."""
+        d = h.deal
+        if d.absent_done or not self.profile.value("deal", "absent_hand_dead"):
+            return []
+        d.absent_done = True
+        out: list[dict] = []
+        for seat in h.positions.dealt_in:
+            player = self.players.get(seat)
+            if player is not None and player.away and seat in h.play.live:
+                out.extend(self._dead(h, seat, "absent", "absent_hand_dead"))
+        return out
+
+    def _dead(self, h: Hand, seat: int, reason: str, setting: str) -> list[dict]:
+        if seat not in h.play.live:
+            return []
+        line = {
+            "type": "dead_hand",
+            "seat": seat,
+            "reason": reason,
+            "rule": self.profile.rule("deal", setting),
+        }
+        return [line, *h.play.kill(seat, reason)]
+
+    def _on_expose(self, ev: dict, n: int) -> list[dict]:
+        h = self._current("expose")
+        seat, card, by = ev["seat"], ev["card"], ev["by"]
+        d = h.deal
+        if seat not in h.positions.dealt_in:
+            raise Rejected(f"seat {seat} was dealt no cards in hand {h.number}")
+        if d.cards.get(seat, 0) == 0:
+            raise Rejected(f"seat {seat} holds no card to expose yet")
+        if by == "player":
+            # A player's own exposure: Corner Pocket kills the hand, the others do not.
+            if self.profile.value("deal", "player_exposure") == "kill":
+                return self._dead(h, seat, "exposed_cards", "player_exposure")
+            return []
+        if d.complete or d.action_started:
+            return []  # after the deal a dealer's exposure is no misdeal: the card plays
+        # The card most recently dealt to the seat was flashed while the deal goes on.
+        ruling = self._exposed_in_deal(h, seat, card, d.received[seat][-1])
+        if ruling and ruling[0]["type"] == "replace_exposed":
+            d.cards[seat] -= 1
+        return ruling
+
+    def _on_boxed(self, ev: dict, n: int) -> list[dict]:
+        h = self._current("boxed")
+        d, prof = h.deal, self.profile
+        if not d.substantial:
+            if d.boxed >= 1 and prof.value("deal", "multiple_boxed_misdeal"):
+                return self._misdeal(h, "multiple_boxed", "multiple_boxed_misdeal")
+            d.boxed += 1
+            setting = "boxed_before_substantial"
+        else:
+            setting = "boxed_after_substantial"
+        return [
+            {
+                "type": "boxed_card",
+                "card": ev["card"],
+                "procedure": prof.value("deal", setting),
+                "rule": prof.rule("deal", setting),
+            }
+        ]
+
+    def _on_button_seen(self, ev: dict, n: int) -> list[dict]:
+        h = self.hand
+        if h is None or h.void or h.play is None:
+            return []  # between hands the button is on its way; it is checked once a hand starts
+        seat, expected = ev["seat"], h.positions.button
+        previously = h.button_seen
+        h.button_seen = seat
+        if seat == expected:
+            if previously is not None and previously != expected:
+                self.alerts = [a for a in self.alerts if a.get("type") != "button_misplaced"]
+            return []
+        if h.deal.off_deck == 0 and not h.deal.action_started:
+            line = {
+                "type": "button_misplaced",
+                "expected": expected,
+                "seen": seat,
+                "rule": h.positions.rules["button"],
+            }
+            self.alerts.append(line)
+            return [line]
+        if not h.deal.substantial and self.profile.value("deal", "button_misplaced_misdeal"):
+            return self._misdeal(h, "button_misplaced", "button_misplaced_misdeal")
+        return []
+
+    # ----------------------------------------------------------------- play
+
+    def _on_action(self, ev: dict, n: int) -> list[dict]:
+        h = self._current("action")
+        d = h.deal
+        out: list[dict] = []
+        first_action = not d.action_started
+        in_turn = h.play.to_act == ev["seat"]
+        acted_before = len(h.play.acted)
+        out.extend(h.play.action(ev, n))  # validates; raises Rejected with the state unchanged
+        if first_action:
+            d.action_started = True
+            d.unobserved = d.off_deck == 0
+            out.extend(self._absent_hands(h))
+        if len(h.play.acted) > acted_before:
+            seat, kind, _chips = h.play.acted[-1][:3]
+            out.extend(self._count_substantial(h, seat, kind, in_turn))
+        return out
+
+    def _count_substantial(self, h: Hand, seat: int, kind: str, in_turn: bool) -> list[dict]:
+        """Substantial action as each rulebook defines it; after it no misdeal can be declared."""
+        d = h.deal
+        if d.substantial:
+            return []
+        definition = self.profile.value("deal", "substantial_action")
+        d.acted_seats.add(seat)
+        if in_turn:
+            d.in_turn_actions += 1
+            if kind in CHIPS_IN:
+                d.in_turn_with_chips += 1
+        if kind in PASSIVE:
+            d.passive += 1
+        else:
+            d.aggressive += 1
+        if definition == "one_aggressive_or_three_passive":  # bar_league:Substantial Action
+            reached = d.aggressive >= 1 or d.passive >= 3
+        elif definition == "two_with_chips_or_three":  # bluff_street:33.c
+            reached = (d.in_turn_actions >= 2 and d.in_turn_with_chips >= 1) or d.in_turn_actions >= 3
+        else:  # two players acted: cool_mule:5.o, corner_pocket:Dealing.H
+            reached = len(d.acted_seats) >= 2
+        if not reached:
+            return []
+        d.substantial = True
+        return [{"type": "substantial_action", "rule": self.profile.rule("deal", "substantial_action")}]
+
+    def _on_board(self, ev: dict, n: int) -> list[dict]:
+        return self._current("board").play.board(ev, n)
+
+    def _on_burn(self, ev: dict, n: int) -> list[dict]:
+        return self._current("burn").play.burn(n)
+
+    def _on_show(self, ev: dict, n: int) -> list[dict]:
+        return self._current("show").play.show(ev, n)
+
+    def _on_muck(self, ev: dict, n: int) -> list[dict]:
+        return self._current("muck").play.muck(ev, n)
+
+    def _on_clock(self, ev: dict, n: int) -> list[dict]:
+        h = self._current("clock")
+        if ev["seat"] not in h.play.live:
+            raise Rejected(f"seat {ev['seat']} holds no live hand to put on the clock")
+        return [{"type": "clock", "seat": ev["seat"], "seconds": ev.get("seconds", 60)}]
+
+    def _on_time_expired(self, ev: dict, n: int) -> list[dict]:
+        h = self._current("time_expired")
+        if ev["seat"] not in h.play.live:
+            raise Rejected(f"seat {ev['seat']} holds no live hand")
+        line = {"type": "dead_hand", "seat": ev["seat"], "reason": "clock", "rule": self._clock_rule()}
+        return [line, *h.play.kill(ev["seat"], "clock")]
+
+    def _clock_rule(self) -> str:
+        return {
+            "cool_mule": "cool_mule:12.i",
+            "bar_league": "bar_league:Calling a Clock",
+            "dragons_den": "dragons_den:20",
+            "corner_pocket": "corner_pocket:Call for a Clock.B",
+        }.get(self.profile.name, "bluff_street:25")
+
+    def _on_hand_end(self, ev: dict, n: int) -> list[dict]:
+        h = self.hand
+        if h is None or (h.play is None and not h.void):
+            raise Rejected("'hand_end' with no hand in progress")
+        if h.void:
+            raise Rejected(f"hand {h.number} is void after a misdeal: re-deal it with hand_start")
+        return self._finish(n)
+
+    def _finish(self, n: int) -> list[dict]:
+        """Award the pots, write the stacks back, mark the busted players' places."""
+        h = self.hand
+        assert h is not None and h.play is not None
+        out = list(h.play.finish(n))
+        final = h.play.stacks
+        for seat in h.positions.dealt_in:
+            player = self.players.get(seat)
+            if player is None:
+                continue
+            player.dealt = True
+            if player.stack is not None and final.get(seat) is not None:
+                player.stack = final[seat]
+        # Busted players finish in order; two in one hand: the bigger starting stack finishes
+        # higher (cool_mule:12.d, corner_pocket:General Rules.B).
+        busted = [s for s in h.positions.dealt_in if s in self.players and self.players[s].busted]
+        if busted:
+            remaining = len(self.players)
+            busted.sort(key=lambda s: h.start_stacks.get(s) or 0, reverse=True)
+            place_rule = {
+                "cool_mule": "cool_mule:12.d",
+                "corner_pocket": "corner_pocket:General Rules.B",
+            }.get(self.profile.name, "cool_mule:12.d")
+            for i, seat in enumerate(busted):
+                place = remaining - len(busted) + 1 + i
+                out.append(
+                    {
+                        "type": "eliminated",
+                        "seat": seat,
+                        "place": place,
+                        "player": self.players[seat].id,
+                        "rule": place_rule,
+                    }
+                )
+            for seat in busted:
+                del self.players[seat]
+                self.busted_seats.add(seat)
+        self.previous = h.positions
+        h.play = None
+        return out
+
+
+def replay_lines(lines, profile: str = "bluff_street", seats: int = 10):
+    """Feed an iterable of text lines; yield output lines as JSON text (a `table` line may override)."""
+    engine = TableEngine(profile, seats)
+    for number, text in enumerate(lines, start=1):
+        for out in engine.feed(text, number):
+            yield dumps(out)

@@ -1,0 +1,215 @@
+"""Input lines of the table event protocol (../shared/spec/table-events.md), checked field by field.
+
+`parse_line` turns one text line into a validated dict or raises `Rejected` naming the field and the
+problem. Validation here is about form (types, ranges, known values); whether an event can happen
+*now* is the engine's business.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from controller.rules.cards import card_problem
+from controller.rules.errors import Rejected
+
+ACTIONS = ("fold", "check", "call", "bet", "raise", "allin")
+LEAVE_REASONS = ("eliminated", "moved", "disqualified", "left")
+EXPOSED_BY = ("dealer", "player")
+
+_decoder = json.JSONDecoder()
+
+
+def _int(ev: dict, key: str, *, minimum: int = 0, required: bool = True, default: Any = None) -> Any:
+    value = ev.get(key, default)
+    if value is None:
+        if required:
+            raise Rejected(f"missing field '{key}'")
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Rejected(f"field '{key}' must be an integer, got {value!r}")
+    if value < minimum:
+        raise Rejected(f"field '{key}' must be at least {minimum}, got {value}")
+    return value
+
+
+def _seat(ev: dict, seats: int, key: str = "seat") -> int:
+    seat = _int(ev, key, minimum=1)
+    if seat > seats:
+        raise Rejected(f"field '{key}': seat {seat} does not exist at a {seats}-seat table")
+    return seat
+
+
+def _card(ev: dict, key: str = "card") -> str:
+    if key not in ev:
+        raise Rejected(f"missing field '{key}'")
+    problem = card_problem(ev[key])
+    if problem:
+        raise Rejected(f"field '{key}': {problem}")
+    return ev[key]
+
+
+def _cards(ev: dict, key: str = "cards") -> list[str]:
+    cards = ev.get(key)
+    if not isinstance(cards, list) or not cards:
+        raise Rejected(f"field '{key}' must be a non-empty list of card codes")
+    for i, card in enumerate(cards):
+        problem = card_problem(card)
+        if problem:
+            raise Rejected(f"field '{key}'[{i}]: {problem}")
+    if len(set(cards)) != len(cards):
+        raise Rejected(f"field '{key}' lists the same card twice: {cards}")
+    return cards
+
+
+def _choice(ev: dict, key: str, choices: tuple[str, ...], default: str | None = None) -> str:
+    value = ev.get(key, default)
+    if value is None:
+        raise Rejected(f"missing field '{key}' (one of {', '.join(choices)})")
+    if value not in choices:
+        raise Rejected(f"field '{key}': {value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def decode(text: str) -> dict:
+    """One JSON object from one line, or Rejected saying where the JSON breaks."""
+    try:
+        obj, end = _decoder.raw_decode(text.strip())
+    except json.JSONDecodeError as exc:
+        raise Rejected(f"malformed JSON at column {exc.colno}: {exc.msg}") from None
+    if end != len(text.strip()):
+        raise Rejected(f"malformed JSON: unexpected text after the object at column {end + 1}")
+    if not isinstance(obj, dict):
+        raise Rejected(f"expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def validate(ev: dict, seats: int) -> dict:
+    """Check one decoded input line; returns it with defaults filled. Raises Rejected."""
+    kind = ev.get("type")
+    if not isinstance(kind, str):
+        raise Rejected("missing field 'type'")
+    check = _VALIDATORS.get(kind)
+    if check is None:
+        raise Rejected(f"unknown type {kind!r}")
+    check(ev, seats)
+    return ev
+
+
+def _v_table(ev: dict, seats: int) -> None:
+    n = _int(ev, "seats", minimum=2, required=False, default=seats)
+    if n > 23:
+        raise Rejected(f"field 'seats': {n} seats is more than a Hold'em table can deal to (23)")
+    if "profile" in ev and not isinstance(ev["profile"], str):
+        raise Rejected("field 'profile' must be a string")
+
+
+def _v_level(ev: dict, seats: int) -> None:
+    sb = _int(ev, "sb", minimum=0)
+    bb = _int(ev, "bb", minimum=1)
+    ev["ante"] = _int(ev, "ante", minimum=0, required=False, default=0)
+    if sb > bb:
+        raise Rejected(f"small blind {sb} is larger than the big blind {bb}")
+
+
+def _v_seat(ev: dict, seats: int) -> None:
+    _seat(ev, seats)
+    player = ev.get("player")
+    if not isinstance(player, str | int) or isinstance(player, bool) or str(player) == "":
+        raise Rejected("field 'player' must be a non-empty player id")
+    if ev.get("stack") is not None:
+        _int(ev, "stack", minimum=1)
+    moved = ev.get("moved", False)
+    if not isinstance(moved, bool):
+        raise Rejected(f"field 'moved' must be true or false, got {moved!r}")
+    ev["moved"] = moved
+
+
+def _v_leave(ev: dict, seats: int) -> None:
+    _seat(ev, seats)
+    _choice(ev, "reason", LEAVE_REASONS, default="left")
+
+
+def _v_seat_only(ev: dict, seats: int) -> None:
+    _seat(ev, seats)
+
+
+def _v_none(ev: dict, seats: int) -> None:
+    return None
+
+
+def _v_deal(ev: dict, seats: int) -> None:
+    _seat(ev, seats)
+    if ev.get("card") is not None:
+        _card(ev)
+
+
+def _v_expose(ev: dict, seats: int) -> None:
+    _seat(ev, seats)
+    _card(ev)
+    _choice(ev, "by", EXPOSED_BY, default="dealer")
+
+
+def _v_boxed(ev: dict, seats: int) -> None:
+    _card(ev)
+
+
+def _v_board(ev: dict, seats: int) -> None:
+    _cards(ev)
+
+
+def _v_action(ev: dict, seats: int) -> None:
+    _seat(ev, seats)
+    action = _choice(ev, "action", ACTIONS)
+    if action in ("bet", "raise", "allin"):
+        # `to` may be missing for allin (the whole stack) or for a raise told only by its chips.
+        if ev.get("to") is not None:
+            _int(ev, "to", minimum=1)
+    elif ev.get("to") is not None:
+        _int(ev, "to", minimum=0)
+    chips = ev.get("chips")
+    if chips is not None:
+        if not isinstance(chips, list) or not chips:
+            raise Rejected("field 'chips' must be a non-empty list of chip values")
+        for i, chip in enumerate(chips):
+            if isinstance(chip, bool) or not isinstance(chip, int) or chip <= 0:
+                raise Rejected(f"field 'chips'[{i}] must be a positive integer, got {chip!r}")
+
+
+def _v_show(ev: dict, seats: int) -> None:
+    _seat(ev, seats)
+    _cards(ev)
+    if len(ev["cards"]) > 2:
+        raise Rejected(f"field 'cards': a Hold'em hand has two hole cards, got {len(ev['cards'])}")
+
+
+def _v_clock(ev: dict, seats: int) -> None:
+    _seat(ev, seats)
+    _int(ev, "seconds", minimum=1, required=False, default=60)
+
+
+_VALIDATORS = {
+    "table": _v_table,
+    "level": _v_level,
+    "seat": _v_seat,
+    "leave": _v_leave,
+    "button": _v_seat_only,
+    "away": _v_seat_only,
+    "back": _v_seat_only,
+    "hand_start": _v_none,
+    "deal": _v_deal,
+    "expose": _v_expose,
+    "boxed": _v_boxed,
+    "burn": _v_none,
+    "board": _v_board,
+    "action": _v_action,
+    "button_seen": _v_seat_only,
+    "show": _v_show,
+    "muck": _v_seat_only,
+    "hand_end": _v_none,
+    # Additions to the protocol (allowed by the spec): a clock called on a seat, and its expiry.
+    "clock": _v_clock,
+    "time_expired": _v_seat_only,
+}
+
+INPUT_TYPES = tuple(_VALIDATORS)
