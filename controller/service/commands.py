@@ -1,0 +1,169 @@
+"""Director commands (MQTT `cmd/<name>`): validated here, before they can touch the table (pure).
+
+A command is a JSON object. Its fields become one protocol input line for the engine (`seat`,
+`leave`, `level`, ...), or it is answered by the service itself (`status`). Envelope fields that are
+not part of the line: `id` (correlation id, echoed in the reply), `reply_to` (reply topic, for MQTT
+3.1.1 clients; MQTT 5 clients use the response-topic property) and `token` (when the table requires
+one). Anything else that is not a field of the command is refused by name, so a typo never turns
+into a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from dataclasses import dataclass
+from typing import Any
+
+MAX_PAYLOAD = 4096
+ENVELOPE = frozenset({"id", "reply_to", "token"})
+LEAVE_REASONS = ("eliminated", "moved", "disqualified", "left")
+
+
+class CommandError(ValueError):
+    """A refused command; `code` is `malformed`, `invalid`, `unknown`, `unauthorised` or `busy`."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    line: dict[str, Any] | None  # the input line for the engine; None when the service answers itself
+    id: Any = None
+    reply_to: str | None = None
+
+
+def _seat(v: Any, seats: int, key: str = "seat") -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= seats:
+        raise CommandError("invalid", f"{key}: expected a seat number 1..{seats}, got {v!r}")
+    return v
+
+
+def _int(v: Any, key: str, lo: int, hi: int) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise CommandError("invalid", f"{key}: expected an integer {lo}..{hi}, got {v!r}")
+    return v
+
+
+def _text(v: Any, key: str, longest: int = 64) -> str:
+    if not isinstance(v, str) or not v.strip() or len(v) > longest or any(ord(c) < 32 for c in v):
+        raise CommandError("invalid", f"{key}: expected a non-empty string of at most {longest} characters")
+    return v
+
+
+# name -> (required fields, optional fields)
+FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "seat": (("seat", "player"), ("name", "stack", "moved")),
+    "leave": (("seat", "reason"), ()),
+    "level": (("sb", "bb"), ("ante",)),
+    "button": (("seat",), ()),
+    "hand_start": ((), ()),
+    "hand_end": ((), ()),
+    "away": (("seat",), ()),
+    "back": (("seat",), ()),
+    "clock": (("seat",), ("seconds",)),
+    "penalty": (("seat", "reason"), ("hands", "minutes")),
+    "status": ((), ()),
+}
+CHIPS = 10**9
+
+
+def _line(name: str, body: dict[str, Any], seats: int) -> dict[str, Any] | None:
+    """The protocol input line for a valid command body."""
+    if name == "status":
+        return None
+    line: dict[str, Any] = {"type": name}
+    if "seat" in body:
+        line["seat"] = _seat(body["seat"], seats)
+    if name == "seat":
+        line["player"] = _text(body["player"], "player")
+        if "name" in body:
+            line["name"] = _text(body["name"], "name")
+        if "stack" in body:
+            line["stack"] = _int(body["stack"], "stack", 0, CHIPS)
+        if "moved" in body:
+            if not isinstance(body["moved"], bool):
+                raise CommandError("invalid", f"moved: expected true or false, got {body['moved']!r}")
+            line["moved"] = body["moved"]
+    elif name == "leave":
+        if body["reason"] not in LEAVE_REASONS:
+            raise CommandError("invalid", f"reason: expected one of {', '.join(LEAVE_REASONS)}")
+        line["reason"] = body["reason"]
+    elif name == "level":
+        line["sb"] = _int(body["sb"], "sb", 1, CHIPS)
+        line["bb"] = _int(body["bb"], "bb", 1, CHIPS)
+        line["ante"] = _int(body.get("ante", 0), "ante", 0, CHIPS)
+        if line["sb"] > line["bb"]:
+            raise CommandError("invalid", f"sb: the small blind {line['sb']} exceeds the big blind {line['bb']}")
+    elif name == "clock" and "seconds" in body:
+        line["seconds"] = _int(body["seconds"], "seconds", 1, 600)
+    elif name == "penalty":
+        line["reason"] = _text(body["reason"], "reason", 200)
+        if "hands" not in body and "minutes" not in body:
+            raise CommandError("invalid", "penalty: give hands or minutes")
+        if "hands" in body:
+            line["hands"] = _int(body["hands"], "hands", 1, 100)
+        if "minutes" in body:
+            line["minutes"] = _int(body["minutes"], "minutes", 1, 600)
+    return line
+
+
+def parse_command(
+    name: str,
+    payload: bytes | str,
+    *,
+    seats: int,
+    allowed: tuple[str, ...] | frozenset[str],
+    token: str = "",
+) -> Command:
+    """Validate one command; raise CommandError saying what is wrong and where."""
+    if name not in FIELDS:
+        raise CommandError("unknown", f"cmd/{name}: unknown command; commands are {', '.join(FIELDS)}")
+    if len(payload) > MAX_PAYLOAD:
+        raise CommandError("malformed", f"cmd/{name}: payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
+    text = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
+    if not text.strip():
+        body: Any = {}
+    else:
+        try:
+            body = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CommandError(
+                "malformed", f"cmd/{name}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            ) from None
+    if not isinstance(body, dict):
+        raise CommandError("malformed", f"cmd/{name}: expected a JSON object, got {type(body).__name__}")
+    ident = body.get("id")
+    if ident is not None and not isinstance(ident, str | int):
+        raise CommandError("malformed", "id: expected a string or an integer")
+    reply_to = body.get("reply_to")
+    if reply_to is not None and (not isinstance(reply_to, str) or any(c in reply_to for c in "+#")):
+        raise CommandError("malformed", "reply_to: expected a topic name without wildcards")
+    if token and not (isinstance(body.get("token"), str) and hmac.compare_digest(body["token"], token)):
+        raise CommandError("unauthorised", f"cmd/{name}: missing or wrong director token")
+    if name not in allowed:
+        raise CommandError("unauthorised", f"cmd/{name}: this table does not accept {name!r} commands")
+    required, optional = FIELDS[name]
+    unknown = sorted(set(body) - set(required) - set(optional) - ENVELOPE)
+    if unknown:
+        raise CommandError("invalid", f"cmd/{name}: unknown field(s) {', '.join(unknown)}")
+    missing = [k for k in required if k not in body]
+    if missing:
+        raise CommandError("invalid", f"cmd/{name}: missing field(s) {', '.join(missing)}")
+    return Command(name=name, line=_line(name, body, seats), id=ident, reply_to=reply_to)
+
+
+def peek_envelope(payload: bytes | str) -> tuple[Any, str | None]:
+    """Best-effort id and reply_to of a payload that failed validation, so the refusal reaches its sender."""
+    try:
+        body = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        return None, None
+    if not isinstance(body, dict):
+        return None, None
+    ident = body.get("id") if isinstance(body.get("id"), str | int) else None
+    reply_to = body.get("reply_to") if isinstance(body.get("reply_to"), str) else None
+    return ident, reply_to

@@ -1,0 +1,331 @@
+"""The table service's configuration: one TOML file, validated in full before anything starts.
+
+Every setting has a default that runs the simulated table (devices `sim`, embedded broker, event log
+in the working directory), so `smart-table run` with no file at all is the zero-setup demo. A file is
+checked key by key: an unknown key, a wrong type or a value out of range is refused with a message
+that names the file and the dotted key (`table.toml: broker.port: expected an integer 1..65535`).
+Every problem is reported at once, not just the first.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+PROFILE_NAMES = ("cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street")
+# A topic segment: no MQTT wildcards, no separators, nothing a shell or ACL file would trip over.
+SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+SYNC_MODES = ("off", "normal", "full", "extra")
+COMMAND_NAMES = (
+    "seat",
+    "leave",
+    "level",
+    "button",
+    "hand_start",
+    "hand_end",
+    "away",
+    "back",
+    "clock",
+    "penalty",
+    "status",
+)
+
+
+class ConfigError(ValueError):
+    """An unusable configuration: carries every problem found, each naming the key."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__("\n".join(f"{source}: {p}" for p in problems))
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    id: str = "table-1"
+    venue: str = "demo"
+    seats: int = 10
+    profile: str = "bluff_street"
+
+
+@dataclass(frozen=True, slots=True)
+class DevicesConfig:
+    # "sim" (frames pushed in-process), "none", or a spec for vision.sources.open_frames (/dev/video0, file)
+    camera: str = "sim"
+    # "sim" (simulated panel firmware on a pseudo-terminal), "none", or a serial port path
+    panel: str = "sim"
+    # "sim:<name>" (simulated reader), "none", or an nfcpy device path ("usb", "tty:AMA0:pn532")
+    nfc: str = "sim:table"
+    # camera layout file (vision.layout); empty: the default layout for the seat count
+    layout: str = ""
+    # seconds without a frame before the camera is reported degraded
+    camera_stall_seconds: float = 10.0
+    # frames per second read from the camera (the simulated one renders at this rate)
+    camera_fps: float = 10.0
+    # size of the simulated camera's frames
+    sim_width: int = 1280
+    sim_height: int = 720
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerConfig:
+    # empty: start the embedded broker (zero-setup demo) on embedded_bind:embedded_port
+    host: str = ""
+    port: int = 1883
+    embedded_bind: str = "127.0.0.1"
+    embedded_port: int = 1883
+    username: str = ""
+    password_file: str = ""
+    tls: bool = False
+    ca_file: str = ""
+    cert_file: str = ""
+    key_file: str = ""
+    tls_insecure: bool = False
+    # "auto": MQTT 5 with an external broker, 3.1.1 with the embedded one
+    protocol: str = "auto"
+    keepalive: int = 30
+    client_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EventLogConfig:
+    # empty: $STATE_DIRECTORY/events.db under systemd, ./smart-table-events.db otherwise
+    path: str = ""
+    # "full" survives a power cut; "normal" survives a crash of the process only
+    synchronous: str = "full"
+
+
+@dataclass(frozen=True, slots=True)
+class CommandsConfig:
+    # director commands this table accepts over MQTT
+    allow: tuple[str, ...] = COMMAND_NAMES
+    # a file holding the director's token; when set, commands must carry it as "token"
+    token_file: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckinConfig:
+    # the player registry (controller.registry): "sqlite:///path.db" or a PostgreSQL URL; empty: no check-in
+    registry: str = ""
+    # the venue key file that verifies player cards
+    keys_file: str = ""
+    # the registry's event this table plays in
+    event: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceConfig:
+    # bound of each source's input queue: a source that outruns the engine waits, the others do not
+    queue_size: int = 256
+    # director commands refused with "busy" once this many wait for the engine
+    command_backlog: int = 256
+    # seconds to wait for the devices to open before READY is sent anyway (with the failures reported)
+    ready_timeout: float = 5.0
+    log_level: str = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    table: TableConfig = field(default_factory=TableConfig)
+    devices: DevicesConfig = field(default_factory=DevicesConfig)
+    broker: BrokerConfig = field(default_factory=BrokerConfig)
+    event_log: EventLogConfig = field(default_factory=EventLogConfig)
+    commands: CommandsConfig = field(default_factory=CommandsConfig)
+    checkin: CheckinConfig = field(default_factory=CheckinConfig)
+    service: ServiceConfig = field(default_factory=ServiceConfig)
+    source: str = "<defaults>"
+
+    @property
+    def prefix(self) -> str:
+        """The MQTT topic prefix of this table."""
+        return f"smarttable/v1/{self.table.venue}/{self.table.id}"
+
+    def event_log_path(self) -> Path:
+        if self.event_log.path:
+            return Path(self.event_log.path)
+        state_dir = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+        return Path(state_dir) / "events.db" if state_dir else Path("smart-table-events.db")
+
+    def replace(self, **sections: dict[str, Any]) -> Config:
+        """A copy with some settings changed, validated like a file: `cfg.replace(broker={"port": 1})`."""
+        raw = {s.name: _as_dict(getattr(self, s.name)) for s in fields(self) if s.name != "source"}
+        for name, values in sections.items():
+            raw.setdefault(name, {}).update(values)
+        return parse_config(raw, self.source)
+
+
+def _as_dict(section: Any) -> dict[str, Any]:
+    return {f.name: getattr(section, f.name) for f in fields(section)}
+
+
+SECTIONS: dict[str, type] = {
+    "table": TableConfig,
+    "devices": DevicesConfig,
+    "broker": BrokerConfig,
+    "event_log": EventLogConfig,
+    "commands": CommandsConfig,
+    "checkin": CheckinConfig,
+    "service": ServiceConfig,
+}
+
+
+def _type_problem(key: str, value: Any, default: Any) -> str | None:
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+        want = "true or false"
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        want = "an integer"
+    elif isinstance(default, float):
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        want = "a number"
+    elif isinstance(default, str):
+        ok = isinstance(value, str)
+        want = "a string"
+    elif isinstance(default, tuple):
+        ok = isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+        want = "a list of strings"
+    else:  # pragma: no cover - every default is one of the above
+        return None
+    return None if ok else f"{key}: expected {want}, got {type(value).__name__} {value!r}"
+
+
+def _check_values(cfg: Config) -> list[str]:
+    """Range and meaning checks that types alone cannot express."""
+    p: list[str] = []
+    t, d, b, e, c, s = cfg.table, cfg.devices, cfg.broker, cfg.event_log, cfg.commands, cfg.service
+    if not SEGMENT.match(t.id):
+        p.append(f"table.id: {t.id!r} must be 1-64 letters, digits, '_', '.', '-' (it is an MQTT topic level)")
+    if not SEGMENT.match(t.venue):
+        p.append(f"table.venue: {t.venue!r} must be 1-64 letters, digits, '_', '.', '-' (an MQTT topic level)")
+    if not 2 <= t.seats <= 10:
+        p.append(f"table.seats: must be 2..10, got {t.seats}")
+    if t.profile not in PROFILE_NAMES:
+        p.append(f"table.profile: {t.profile!r} is not one of {', '.join(PROFILE_NAMES)}")
+    for key in ("camera", "panel", "nfc"):
+        if not getattr(d, key).strip():
+            p.append(f"devices.{key}: empty; use \"sim\", \"none\" or a device")
+    if d.nfc.startswith("sim") and d.nfc not in ("sim",) and not d.nfc.startswith("sim:"):
+        p.append(f"devices.nfc: {d.nfc!r}: the simulated reader is written \"sim:<name>\"")
+    if d.layout and not Path(d.layout).is_file():
+        p.append(f"devices.layout: file {d.layout!r} does not exist")
+    if d.camera_stall_seconds <= 0:
+        p.append(f"devices.camera_stall_seconds: must be > 0, got {d.camera_stall_seconds}")
+    if not 0 < d.camera_fps <= 120:
+        p.append(f"devices.camera_fps: must be in (0, 120], got {d.camera_fps}")
+    if not (160 <= d.sim_width <= 4096 and 120 <= d.sim_height <= 4096):
+        p.append(f"devices.sim_width/sim_height: {d.sim_width}x{d.sim_height} is not a usable frame size")
+    ci = cfg.checkin
+    if ci.registry and not (ci.keys_file and ci.event):
+        p.append("checkin.registry: set, so checkin.keys_file and checkin.event are needed too")
+    if ci.keys_file and not Path(ci.keys_file).is_file():
+        p.append(f"checkin.keys_file: file {ci.keys_file!r} does not exist")
+    for key in ("port", "embedded_port"):
+        v = getattr(b, key)
+        if not (0 if key == "embedded_port" else 1) <= v <= 65535:
+            p.append(f"broker.{key}: expected an integer 1..65535, got {v}")
+    if b.protocol not in ("auto", "5", "3.1.1"):
+        p.append(f"broker.protocol: {b.protocol!r} is not one of 'auto', '5', '3.1.1'")
+    if not 5 <= b.keepalive <= 3600:
+        p.append(f"broker.keepalive: must be 5..3600 seconds, got {b.keepalive}")
+    for key in ("password_file", "ca_file", "cert_file", "key_file"):
+        v = getattr(b, key)
+        if v and not Path(v).is_file():
+            p.append(f"broker.{key}: file {v!r} does not exist")
+    if b.password_file and not b.username:
+        p.append("broker.password_file: set, but broker.username is empty")
+    if (b.cert_file or b.key_file) and not (b.cert_file and b.key_file):
+        p.append("broker.cert_file/key_file: a client certificate needs both")
+    if not b.host and (b.username or b.tls):
+        p.append("broker.host: empty (embedded broker) but username/tls are set; name the broker host")
+    if b.client_id and not re.match(r"^[A-Za-z0-9_.-]{1,64}$", b.client_id):
+        p.append(f"broker.client_id: {b.client_id!r} must be 1-64 letters, digits, '_', '.', '-'")
+    if e.synchronous not in SYNC_MODES:
+        p.append(f"event_log.synchronous: {e.synchronous!r} is not one of {', '.join(SYNC_MODES)}")
+    for name in c.allow:
+        if name not in COMMAND_NAMES:
+            p.append(f"commands.allow: {name!r} is not a command ({', '.join(COMMAND_NAMES)})")
+    if c.token_file and not Path(c.token_file).is_file():
+        p.append(f"commands.token_file: file {c.token_file!r} does not exist")
+    if not 1 <= s.queue_size <= 100_000:
+        p.append(f"service.queue_size: must be 1..100000, got {s.queue_size}")
+    if not 1 <= s.command_backlog <= 100_000:
+        p.append(f"service.command_backlog: must be 1..100000, got {s.command_backlog}")
+    if s.ready_timeout <= 0:
+        p.append(f"service.ready_timeout: must be > 0, got {s.ready_timeout}")
+    if s.log_level.lower() not in ("debug", "info", "warning", "error"):
+        p.append(f"service.log_level: {s.log_level!r} is not one of debug, info, warning, error")
+    return p
+
+
+def parse_config(raw: dict[str, Any], source: str = "<config>") -> Config:
+    """Validate a decoded TOML document; raise ConfigError listing every problem by dotted key."""
+    problems: list[str] = []
+    built: dict[str, Any] = {}
+    for name in raw:
+        if name not in SECTIONS:
+            hint = difflib.get_close_matches(name, SECTIONS, n=1)
+            problems.append(
+                f"{name}: unknown section" + (f" (did you mean [{hint[0]}]?)" if hint else "")
+                + f"; sections are {', '.join(SECTIONS)}"
+            )
+    for name, cls in SECTIONS.items():
+        values = raw.get(name, {})
+        if not isinstance(values, dict):
+            problems.append(f"{name}: expected a table [{name}], got {type(values).__name__}")
+            values = {}
+        defaults = cls()
+        known = {f.name for f in fields(cls)}
+        kwargs: dict[str, Any] = {}
+        for key, value in values.items():
+            if key not in known:
+                hint = difflib.get_close_matches(key, known, n=1)
+                problems.append(
+                    f"{name}.{key}: unknown key" + (f" (did you mean {name}.{hint[0]}?)" if hint else "")
+                )
+                continue
+            default = getattr(defaults, key)
+            problem = _type_problem(f"{name}.{key}", value, default)
+            if problem:
+                problems.append(problem)
+                continue
+            if isinstance(default, float):
+                value = float(value)
+            elif isinstance(default, tuple):
+                value = tuple(value)
+            kwargs[key] = value
+        built[name] = cls(**kwargs)
+    cfg = Config(**built, source=source)
+    problems.extend(_check_values(cfg))
+    if problems:
+        raise ConfigError(source, problems)
+    return cfg
+
+
+def load_config(path: str | os.PathLike[str] | None) -> Config:
+    """Read and validate a TOML file; None gives the simulated table's defaults."""
+    if path is None:
+        return parse_config({}, "<defaults>")
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(name, [f"cannot read: {exc.strerror or exc}"]) from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(name, [f"not valid TOML: {exc}"]) from None
+    return parse_config(raw, name)
+
+
+def read_secret(path: str) -> str:
+    """The first line of a credentials file (password, token), without its newline."""
+    if not path:
+        return ""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return lines[0].strip() if lines else ""

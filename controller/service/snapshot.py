@@ -1,0 +1,132 @@
+"""The table as a director's screen sees it, folded from the protocol lines (pure, no I/O).
+
+The retained MQTT `state` document is built from this view, merged with the rules engine's own
+`snapshot()` where the engine offers one (its stacks and phase are authoritative). Keeping a view of
+our own means the service can always describe the table, even with an engine that has no snapshot.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+ALERT_TYPES = frozenset(
+    {
+        "misdeal", "button_misplaced", "dead_hand", "boxed_card", "replace_exposed", "extra_card",
+        "out_of_turn", "board_redeal", "action_ruled",
+    }
+)
+STREETS = {0: "preflop", 3: "flop", 4: "turn", 5: "river"}
+
+
+class TableView:
+    """Seats, level, current hand, phase, public board and alerts, from input and output lines."""
+
+    def __init__(self, seats: int, last: int = 12) -> None:
+        self.seat_count = seats
+        self.seats: dict[int, dict[str, Any]] = {}
+        self.level: dict[str, int] = {"sb": 0, "bb": 0, "ante": 0}
+        self.hand: dict[str, Any] = {}
+        self.phase = "waiting"
+        self.board: list[str] = []
+        self.alerts: list[dict[str, Any]] = []
+        self.substantial_action = False
+        self.last_rulings: deque[dict[str, Any]] = deque(maxlen=last)
+
+    def apply_input(self, line: dict[str, Any]) -> None:
+        """Fold an input line the engine accepted."""
+        kind = line.get("type")
+        seat = line.get("seat")
+        if kind == "seat" and isinstance(seat, int):
+            entry: dict[str, Any] = {"seat": seat, "player": line.get("player"), "away": False}
+            if isinstance(line.get("name"), str):
+                entry["name"] = line["name"]
+            if isinstance(line.get("stack"), int):
+                entry["stack"] = line["stack"]
+            self.seats[seat] = entry
+        elif kind == "leave" and isinstance(seat, int):
+            self.seats.pop(seat, None)
+        elif kind in ("away", "back") and seat in self.seats:
+            self.seats[seat]["away"] = kind == "away"
+        elif kind == "level":
+            self.level = {k: int(line.get(k) or 0) for k in ("sb", "bb", "ante")}
+        elif kind == "hand_start":
+            self.board = []
+            self.alerts = []
+            self.substantial_action = False
+            self.phase = "deal"
+        elif kind == "board" and isinstance(line.get("cards"), list):
+            self.board.extend(c for c in line["cards"] if isinstance(c, str))
+            self.phase = STREETS.get(len(self.board), self.phase)
+        elif kind == "action" and self.phase == "deal":
+            self.phase = "preflop"
+        elif kind == "show":
+            self.phase = "showdown"
+        elif kind == "hand_end":
+            self.phase = "between_hands"
+
+    def apply_output(self, line: dict[str, Any]) -> None:
+        """Fold an output line of the engine."""
+        kind = line.get("type")
+        if kind == "error":
+            return
+        self.last_rulings.append(line)
+        if kind == "hand":
+            self.hand = {k: line.get(k) for k in ("number", "button", "sb", "bb", "dealer", "dead_button")}
+            self.hand["blinds"] = dict(self.level)
+        elif kind == "misdeal":
+            self.phase = "misdeal"
+        elif kind == "substantial_action":
+            self.substantial_action = True
+        elif kind == "show_order":
+            self.phase = "showdown"
+        if kind in ALERT_TYPES:
+            self.alerts.append(line)
+            del self.alerts[:-10]
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "seats": [self.seats[s] for s in sorted(self.seats)],
+            "level": dict(self.level),
+            "hand_number": self.hand.get("number"),
+            "button": self.hand.get("button"),
+            "blinds": {"sb_seat": self.hand.get("sb"), "bb_seat": self.hand.get("bb"), **self.level},
+            "dealer": self.hand.get("dealer"),
+            "dead_button": self.hand.get("dead_button"),
+            "phase": self.phase,
+            "board": list(self.board),
+            "alerts": list(self.alerts),
+            "substantial_action": self.substantial_action,
+            "last_rulings": list(self.last_rulings),
+        }
+
+
+def merge_engine_snapshot(view: dict[str, Any], engine: dict[str, Any] | None) -> dict[str, Any]:
+    """Prefer the engine's figures (stacks, phase, button) where it has them."""
+    if not engine:
+        return view
+    out = dict(view)
+    for key in ("button", "phase", "board", "dealer", "dead_button"):
+        if engine.get(key) is not None:
+            out[key] = engine[key]
+    number = engine.get("hand_number", engine.get("hand"))
+    if isinstance(number, int):
+        out["hand_number"] = number
+    if isinstance(engine.get("alerts"), list):
+        out["alerts"] = engine["alerts"]
+    seats = engine.get("seats")
+    if isinstance(seats, list | dict):
+        items = seats.values() if isinstance(seats, dict) else seats
+        by_seat = {s.get("seat"): s for s in items if isinstance(s, dict)}
+        merged = []
+        for entry in view["seats"]:
+            extra = by_seat.get(entry["seat"], {})
+            merged.append({**entry, **{k: v for k, v in extra.items() if k in ("stack", "player")}})
+        known = {e["seat"] for e in merged}
+        merged.extend(
+            {"seat": s["seat"], "player": s.get("player"), "stack": s.get("stack")}
+            for k, s in sorted(by_seat.items(), key=lambda kv: kv[0] or 0)
+            if k not in known and s.get("player")
+        )
+        out["seats"] = merged
+    return out

@@ -1,0 +1,341 @@
+"""The service's devices: camera (through the vision tracker), LED panel (scenes out, buttons in), NFC.
+
+Each device runs in its own task under `supervise`, which restarts it with backoff after a failure
+and records its health, so a pulled cable or a hung camera never stops the others. The packages
+that drive the hardware are imported when the device starts: a missing one makes that device
+`unavailable` (said in its health) and the table runs on without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from controller.service.config import Config
+from controller.service.health import SourceHealth
+
+log = logging.getLogger("smart_table.sources")
+Emit = Callable[[dict[str, Any], str], Awaitable[None]]  # (line, kind "in" | "info")
+
+
+class Unavailable(RuntimeError):
+    """This device cannot work in this installation (package missing, not configured)."""
+
+
+async def supervise(name: str, run: Callable[[], Awaitable[None]], health: SourceHealth) -> None:
+    """Run a device forever: restart after failures with backoff; park it when unavailable."""
+    delay = 0.5
+    while True:
+        started = time.monotonic()
+        try:
+            await run()
+            health.set("failed", "stopped unexpectedly; restarting")
+        except asyncio.CancelledError:
+            raise
+        except Unavailable as exc:
+            health.set("unavailable", str(exc))
+            await asyncio.Event().wait()  # parked: nothing to retry until the installation changes
+        except Exception as exc:
+            health.set("failed", f"{type(exc).__name__}: {exc}"[:200])
+            log.warning("event=source_failed source=%s error=%r retry_in=%.1f", name, str(exc)[:200], delay)
+        health.count("restarts")
+        if time.monotonic() - started > 30:
+            delay = 0.5
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 10.0)
+
+
+async def _forever() -> None:
+    await asyncio.Event().wait()
+
+
+# -- camera --------------------------------------------------------------------------------------
+
+
+class CameraSource:
+    """Frames -> vision tracker (in a worker thread) -> deal/expose/board/button_seen lines.
+
+    `sim`: a hil.camera.SimulatedCamera rendered at `camera_fps` (script it through `sim`; set
+    `sim.stopped` to make it deliver nothing), plus frames pushed with `push`. A camera that
+    delivers no frame for `camera_stall_seconds` is reported `degraded` until frames come back.
+    """
+
+    name = "camera"
+
+    def __init__(self, cfg: Config, health: SourceHealth) -> None:
+        self.cfg = cfg
+        self.health = health
+        self.spec = cfg.devices.camera
+        self.stall = cfg.devices.camera_stall_seconds
+        self.period = 1.0 / cfg.devices.camera_fps
+        self.sim: Any = None
+        self.last_frame = time.monotonic()
+        self.frames = 0
+        self._reset_hand = False
+        self._pushed: asyncio.Queue[tuple[float, Any]] = asyncio.Queue(maxsize=2)
+        self.tracker: Any = None
+        if self.spec == "sim":
+            try:
+                from hil.camera import SimulatedCamera
+
+                d = cfg.devices
+                self.sim = SimulatedCamera(
+                    seats=cfg.table.seats, width=d.sim_width, height=d.sim_height, fps=d.camera_fps
+                )
+            except ImportError as exc:
+                log.warning("event=sim_camera_unavailable error=%r", str(exc))
+
+    def on_output(self, line: dict[str, Any]) -> None:
+        """A new hand: the tracker forgets the last hand's cards."""
+        if line.get("type") == "hand":
+            self._reset_hand = True
+
+    async def push(self, frame: Any, t: float | None = None) -> None:
+        """Hand one frame to the tracker (simulated camera only); waits while the tracker is busy."""
+        await self._pushed.put((time.monotonic() if t is None else t, frame))
+
+    async def run(self, emit: Emit) -> None:
+        if self.spec == "none":
+            self.health.set("disabled", "devices.camera = none")
+            await _forever()
+        try:
+            from vision.tracker import Tracker
+
+            from vision.layout import default_layout, load_layout
+        except ImportError as exc:
+            raise Unavailable(f"vision tracker not installed ({exc})") from None
+        frames = self._sim_frames() if self.spec == "sim" else self._device_frames()
+        self.last_frame = time.monotonic()
+        watch = asyncio.create_task(self._watch_stall())
+        try:
+            async for t, frame in frames:
+                self.last_frame = time.monotonic()
+                self.frames += 1
+                if self.health.status != "ok":
+                    self.health.set("ok", f"{self.spec}: frames arriving")
+                if self.tracker is None:
+                    if self.cfg.devices.layout:
+                        layout = load_layout(self.cfg.devices.layout)
+                    else:
+                        height, width = frame.shape[:2]
+                        layout = default_layout(self.cfg.table.seats, width, height)
+                    self.tracker = Tracker(layout, debounce_frames=3)
+                lines = await asyncio.to_thread(self._update, frame, t)
+                for line in lines:
+                    await emit(line, "in")
+        finally:
+            watch.cancel()
+
+    def _update(self, frame: Any, t: float) -> list[dict[str, Any]]:
+        """Worker thread: the event loop never waits for image processing."""
+        if self._reset_hand:
+            self._reset_hand = False
+            self.tracker.reset_hand()
+        return list(self.tracker.update(frame, t))
+
+    async def _device_frames(self) -> Any:
+        try:
+            from vision.sources import open_frames
+        except ImportError as exc:
+            raise Unavailable(f"vision.sources not installed ({exc})") from None
+        async for t, frame in open_frames(self.spec):
+            yield t, frame
+
+    async def _sim_frames(self) -> Any:
+        t0 = time.monotonic()
+        if self.sim is None:
+            self.health.set("ok", "sim: frames are pushed in-process")
+        while True:
+            try:
+                yield await asyncio.wait_for(self._pushed.get(), timeout=self.period)
+                continue
+            except TimeoutError:
+                pass
+            if self.sim is None or self.sim.stopped:
+                continue  # a hung camera: nothing arrives
+            frame, _truth = await asyncio.to_thread(self.sim.frame)
+            yield time.monotonic() - t0, frame
+
+    async def _watch_stall(self) -> None:
+        while True:
+            await asyncio.sleep(min(self.stall / 4, 1.0))
+            quiet = time.monotonic() - self.last_frame
+            if quiet >= self.stall and self.health.status in ("ok", "starting"):
+                self.health.set("degraded", f"no frame for {quiet:.1f} s")
+                self.health.count("stalls")
+
+
+# -- LED panel -----------------------------------------------------------------------------------
+
+
+class PanelLink:
+    """Output lines -> SignalState -> scenes on the panel; the panel's buttons -> input lines.
+
+    Only the newest scene matters, so a slow or disconnected panel never holds the engine back: the
+    link shows the latest scene whenever it can, and again after reconnecting.
+    """
+
+    name = "panel"
+
+    def __init__(self, cfg: Config, health: SourceHealth) -> None:
+        self.cfg = cfg
+        self.health = health
+        self.spec = cfg.devices.panel
+        self.seats = cfg.table.seats
+        self.scene: Any = None
+        self.shown: Any = None
+        self.acked = 0
+        self.sim: Any = None
+        self.bridge: Any = None
+        self.port: str | None = None
+        self._changed = asyncio.Event()
+        self.signals: Any = None
+        try:
+            from firmware_bridge.signals import SignalState
+
+            self.signals = SignalState(self.seats)
+        except ImportError as exc:
+            log.warning("event=panel_signals_unavailable error=%r", str(exc))
+
+    def on_line(self, line: dict[str, Any]) -> None:
+        """Fold an output (or check-in) line into the panel's scene."""
+        if self.signals is None:
+            return
+        try:
+            scene = self.signals.apply(line)
+        except Exception as exc:  # a signal bug must not stop the table
+            log.warning("event=panel_signal_error type=%s error=%r", line.get("type"), str(exc)[:200])
+            return
+        if scene is not None:
+            self.scene = scene
+            self._changed.set()
+
+    def describe(self) -> dict[str, Any]:
+        scene = self.scene
+        name = None
+        if scene is not None:
+            name = getattr(scene, "name", None) or getattr(scene, "kind", None) or type(scene).__name__
+        return {"port": self.port, "scene": name, "acked": self.acked}
+
+    async def run(self, emit: Emit) -> None:
+        if self.spec == "none":
+            self.health.set("disabled", "devices.panel = none")
+            await _forever()
+        try:
+            from firmware_bridge.bridge import PanelBridge
+        except ImportError as exc:
+            raise Unavailable(f"panel bridge not installed ({exc})") from None
+        if self.signals is None:
+            raise Unavailable("firmware_bridge.signals not installed")
+        if self.spec == "sim":
+            try:
+                from hil.panel_sim import SimulatedPanel
+            except ImportError as exc:
+                raise Unavailable(f"simulated panel not installed ({exc})") from None
+            async with SimulatedPanel(self.seats) as sim:
+                self.sim = sim
+                await self._serve(PanelBridge, sim.port, emit)
+        else:
+            await self._serve(PanelBridge, self.spec, emit)
+
+    async def _serve(self, bridge_cls: Any, port: str, emit: Emit) -> None:
+        self.port = port
+        delay = 0.2
+        while True:
+            try:
+                async with bridge_cls(port, self.seats) as bridge:
+                    self.bridge = bridge
+                    self.health.set("ok", f"port {port}")
+                    delay = 0.2
+                    async with asyncio.TaskGroup() as group:
+                        group.create_task(self._show(bridge))
+                        group.create_task(self._buttons(bridge, emit))
+            except* Exception as group_exc:
+                if any(isinstance(e, asyncio.CancelledError) for e in group_exc.exceptions):
+                    raise
+                reason = "; ".join(f"{type(e).__name__}: {e}" for e in group_exc.exceptions)[:200]
+                self.health.set("failed", f"port {port}: {reason}; retrying")
+            finally:
+                self.bridge = None
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+
+    async def _show(self, bridge: Any) -> None:
+        while True:
+            self._changed.clear()
+            scene = self.scene
+            if scene is not None and scene is not self.shown:
+                await bridge.show(scene)
+                self.shown = scene
+                self.acked += 1
+            health = getattr(bridge, "health", None)
+            if isinstance(health, dict) and health.get("status") not in (None, "ok"):
+                self.health.set("degraded", str(health)[:200])
+            await self._changed.wait()
+
+    async def _buttons(self, bridge: Any, emit: Emit) -> None:
+        async for line in bridge.events():
+            self.health.count("buttons")
+            await emit(line, "in")
+
+
+# -- NFC -----------------------------------------------------------------------------------------
+
+
+class NfcSource:
+    """Card taps -> TableCheckIn -> `seat` lines (engine) and `checkin` lines (panel, MQTT)."""
+
+    name = "nfc"
+
+    def __init__(self, cfg: Config, health: SourceHealth) -> None:
+        self.cfg = cfg
+        self.health = health
+        self.spec = cfg.devices.nfc
+        self.checkin: Any = None
+
+    def _open_checkin(self) -> Any:
+        ci = self.cfg.checkin
+        from controller.registry.card import CardVerifier
+        from controller.registry.checkin import TableCheckIn
+        from controller.registry.keys import load_keys
+        from controller.registry.registry import Registry
+
+        verifier = CardVerifier(load_keys(ci.keys_file))
+        return TableCheckIn(
+            Registry.open(ci.registry),
+            venue=verifier.venue,
+            table_id=self.cfg.table.id,
+            event_id=ci.event,
+            verifier=verifier,
+        )
+
+    async def run(self, emit: Emit) -> None:
+        if self.spec == "none":
+            self.health.set("disabled", "devices.nfc = none")
+            await _forever()
+        if not self.cfg.checkin.registry:
+            raise Unavailable("no player registry configured (checkin.registry)")
+        try:
+            from controller.registry.reader import watch_reader
+        except ImportError as exc:
+            raise Unavailable(f"NFC reader support not installed ({exc})") from None
+        if self.checkin is None:
+            self.checkin = await asyncio.to_thread(self._open_checkin)
+        self.health.set("ok", f"reader {self.spec}")
+        async for tap in watch_reader(self.spec):
+            self.health.count("taps")
+            uid = getattr(tap, "uid", b"")
+            ndef = getattr(tap, "ndef", None) or getattr(tap, "message", b"") or b""
+            result = await asyncio.to_thread(self.checkin.on_tap, uid, ndef, datetime.now(UTC))
+            for line in result.lines:
+                await emit(line, "info" if line.get("type") == "checkin" else "in")
+
+
+def close_quietly(obj: Any) -> None:
+    with contextlib.suppress(Exception):
+        obj.close()
