@@ -1,0 +1,517 @@
+"""Find every card (face up or down, overlapped or not) and the dealer button in one frame.
+
+How it works, and why:
+- Work on a copy about 960 px wide: cards are still ~35 px there and everything is cheap.
+- The felt is whatever colour covers most of the table, lit unevenly: a coarse median of the frame
+  (windows several cards wide) gives the felt as the camera sees it at each point; anything that
+  differs enough from it is an object. Soft shadows only darken the felt a little and stay felt.
+- A blob of objects is split into cards with the card's known shape: every convex right-angle
+  corner of its outline proposes a card rectangle of the card's size; proposals that lie inside the
+  blob and are backed by several corners are kept. That finds the lower of two overlapping hole
+  cards from the two or three corners it shows.
+- What no card explains is looked at as discs: chips (edge spots round the rim) and the dealer
+  button (a plain rim, lettering in the middle) are told apart by those marks, not by colour.
+- Each card is warped straight from the full-resolution frame for face up/down and reading.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.read import BuiltinReader, DeckModel, ReadResult, load_model
+
+CARD_ASPECT = 88.0 / 63.0
+CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
+
+
+@dataclass
+class CardObs:
+    face: str  # 'up' | 'down'
+    code: str | None
+    confidence: float
+    center: tuple[float, float]
+    corners: list[tuple[float, float]]  # clockwise, pixels
+    occluded: bool = False  # another card lies on part of it
+
+    def to_dict(self) -> dict:
+        return {
+            "face": self.face,
+            "code": self.code,
+            "confidence": round(float(self.confidence), 3),
+            "center": [round(float(self.center[0]), 1), round(float(self.center[1]), 1)],
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+        }
+
+
+@dataclass
+class ButtonObs:
+    center: tuple[float, float]
+    radius: float
+    confidence: float
+
+    def to_dict(self) -> dict:
+        return {
+            "center": [round(float(self.center[0]), 1), round(float(self.center[1]), 1)],
+            "radius": round(float(self.radius), 1),
+            "confidence": round(float(self.confidence), 3),
+        }
+
+
+@dataclass
+class DetectionResult:
+    width: int
+    height: int
+    cards: list[CardObs] = field(default_factory=list)
+    button: ButtonObs | None = None
+    discs: list[dict] = field(default_factory=list)  # chips and other round things, for overlays
+    ms: float = 0.0
+
+    def to_dict(self, image: str | None = None) -> dict:
+        d: dict = {} if image is None else {"image": image}
+        d.update(
+            {
+                "width": self.width,
+                "height": self.height,
+                "cards": [c.to_dict() for c in self.cards],
+                "button": self.button.to_dict() if self.button else None,
+                "ms": round(self.ms, 2),
+            }
+        )
+        return d
+
+
+@dataclass
+class _Rect:
+    corners: np.ndarray  # 4x2 work px, clockwise
+    votes: int
+    coverage: float
+    order: int = 0  # higher = on top
+
+
+class Detector:
+    """Cards and button in a BGR frame. `track=True` reuses reads of cards that have not moved."""
+
+    def __init__(
+        self, deck_model_path: str | None = None, *, layout=None, track: bool = False, work_width: int = 960
+    ) -> None:
+        self.model: DeckModel | None = load_model(deck_model_path) if deck_model_path else None
+        self.builtin = BuiltinReader()
+        self.layout = layout
+        self.track = track
+        self.work_width = work_width
+        self._memo: list[tuple[np.ndarray, str, str | None, float]] = []  # corners(full px), face, code, conf
+        self.card_width_hint: float | None = None  # full-res px, learnt from frames
+
+    # -- public ------------------------------------------------------------------------------
+    def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
+        t0 = time.perf_counter()
+        frame = _as_bgr(frame_bgr)
+        h, w = frame.shape[:2]
+        work, scale = self._work_image(frame)
+        mask, gray = self._foreground(work)
+        rects, leftovers, card_w = self._cards(mask, gray, scale)
+        cards = self._describe(frame, rects, scale)
+        button, discs = self._discs(frame, mask, leftovers, rects, scale, card_w)
+        res = DetectionResult(w, h, cards, button, discs)
+        res.ms = (time.perf_counter() - t0) * 1000
+        return res
+
+    @staticmethod
+    def to_json(result: DetectionResult, image: str | None = None) -> str:
+        return json.dumps(result.to_dict(image), separators=(", ", ": "))
+
+    # -- stages ------------------------------------------------------------------------------
+    def _work_image(self, frame: np.ndarray) -> tuple[np.ndarray, float]:
+        h, w = frame.shape[:2]
+        if w <= self.work_width * 1.25:
+            return frame, 1.0
+        f = w / self.work_width
+        k = max(1, round(f))
+        if k in (2, 4) and w % k == 0 and h % k == 0:
+            small = frame
+            while k > 1:  # halving with INTER_AREA is a fast exact path
+                small = cv2.resize(
+                    small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA
+                )
+                k //= 2
+            return small, small.shape[1] / w
+        size = (self.work_width, round(h * self.work_width / w))
+        return cv2.resize(frame, size, interpolation=cv2.INTER_LINEAR), size[0] / w
+
+    def _foreground(self, work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h, w = work.shape[:2]
+        gw = max(16, w // 14)
+        gh = max(9, round(gw * h / w))
+        cells = cv2.resize(work, (gw, gh), interpolation=cv2.INTER_AREA)
+        bg0 = cv2.medianBlur(cells, 9 if min(gw, gh) > 18 else 5)
+        # refine: average only cells that look like felt, so objects do not leak into the felt
+        d = cv2.absdiff(cells, bg0).astype(np.int16).sum(axis=2)
+        felt = (d < 40).astype(np.float32)
+        num = cv2.blur(cells.astype(np.float32) * felt[:, :, None], (5, 5))
+        den = cv2.blur(felt, (5, 5))[:, :, None]
+        bg = np.where(den > 0.15, num / np.maximum(den, 1e-3), bg0.astype(np.float32))
+        bg_up = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
+        diff = cv2.absdiff(work.astype(np.float32), bg_up)
+        dsum = cv2.transform(diff, np.ones((1, 3), np.float32))
+        thr = cv2.transform(bg_up, np.full((1, 3), 0.3, np.float32)) + 60.0
+        mask = (dsum > thr).astype(np.uint8) * 255
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        return mask, gray
+
+    def _cards(self, mask: np.ndarray, gray: np.ndarray, scale: float):
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        min_area = 60.0
+        blobs = [c for c in contours if cv2.contourArea(c) >= min_area]
+        # card size: from blobs that are one clean card
+        sizes = []
+        for c in blobs:
+            (_, _), (a, b), _ = cv2.minAreaRect(c)
+            s, lng = min(a, b), max(a, b)
+            if s < 8 or not 1.25 < lng / s < 1.7:
+                continue
+            if cv2.contourArea(c) / (a * b) > 0.9:
+                sizes.append((s, lng))
+        if sizes:
+            cw, ch = np.median(np.array(sizes), axis=0)
+            self.card_width_hint = float(cw / scale)
+        elif self.layout is not None:
+            cw = self.layout.card_width_px() * scale
+            ch = cw * CARD_ASPECT
+        elif self.card_width_hint:
+            cw = self.card_width_hint * scale
+            ch = cw * CARD_ASPECT
+        else:
+            cw = _size_from_edges(blobs)
+            ch = cw * CARD_ASPECT
+        rects: list[_Rect] = []
+        leftovers = []
+        for c in blobs:
+            area = cv2.contourArea(c)
+            if area < 0.35 * cw * ch:
+                leftovers.append((c, []))
+                continue
+            found = _split_blob(c, cw, ch, mask)
+            rects.extend(found)
+            leftovers.append((c, found))
+        _order_overlaps(rects, gray)
+        return rects, leftovers, cw
+
+    def _describe(self, frame: np.ndarray, rects: list[_Rect], scale: float) -> list[CardObs]:
+        out = []
+        new_memo = []
+        full_polys = [r.corners / scale for r in rects]
+        for i, r in enumerate(rects):
+            corners = _canonical_order(full_polys[i])
+            covering = [
+                full_polys[j]
+                for j, o in enumerate(rects)
+                if j != i and o.order > r.order and _overlap(full_polys[i], full_polys[j])
+            ]
+            hit = self._recall(corners) if self.track else None
+            if hit is not None:
+                face, code, conf = hit
+            else:
+                face, code, conf = self._read(frame, corners, covering)
+            new_memo.append((corners, face, code, conf))
+            out.append(
+                CardObs(
+                    face,
+                    code,
+                    conf,
+                    tuple(corners.mean(axis=0)),
+                    [tuple(p) for p in corners],
+                    occluded=bool(covering),
+                )
+            )
+        if self.track:
+            self._memo = new_memo
+        return out
+
+    def _recall(self, corners: np.ndarray):
+        tol = max(2.0, 0.04 * np.linalg.norm(corners[1] - corners[0]))
+        for c, face, code, conf in self._memo:
+            d = np.abs(c - corners).max()
+            d_rot = np.abs(np.roll(c, 2, axis=0) - corners).max()
+            if min(d, d_rot) < tol:
+                return face, code, conf
+        return None
+
+    def _read(self, frame: np.ndarray, corners: np.ndarray, covering: list[np.ndarray]):
+        dst = np.float32([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]])
+        m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+        canon = cv2.warpPerspective(
+            frame, m, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        visible = np.full((CANON_H, CANON_W), 255, np.uint8)
+        for poly in covering:
+            q = cv2.perspectiveTransform(poly.reshape(-1, 1, 2).astype(np.float32), m).reshape(-1, 2)
+            cv2.fillConvexPoly(visible, np.round(q).astype(np.int32), 0)
+        res: ReadResult
+        res = self.model.read(canon, visible) if self.model is not None else self.builtin.read(canon, visible)
+        return res.face, res.code, res.confidence
+
+    def _discs(self, frame, mask, leftovers, rects, scale, card_w):
+        discs = []
+        rmin, rmax = 0.18 * card_w, 0.75 * card_w
+        for contour, found in leftovers:
+            x, y, bw, bh = cv2.boundingRect(contour)
+            if bw < 2 * rmin or bh < 2 * rmin:
+                continue
+            roi = np.zeros((bh + 4, bw + 4), np.uint8)
+            cv2.drawContours(roi, [contour - [x - 2, y - 2]], -1, 255, -1)
+            for r in found:
+                cv2.fillConvexPoly(roi, np.round(r.corners - [x - 2, y - 2]).astype(np.int32), 0)
+                cv2.polylines(roi, [np.round(r.corners - [x - 2, y - 2]).astype(np.int32)], True, 0, 2)
+            for _ in range(6):
+                dt = cv2.distanceTransform(roi, cv2.DIST_L2, 3)
+                _, rad, _, loc = cv2.minMaxLoc(dt)
+                if rad < rmin:
+                    break
+                cx, cy = loc
+                cv2.circle(roi, (cx, cy), int(rad + 2), 0, -1)
+                if rad > rmax:
+                    continue
+                discs.append(
+                    {"center": ((cx + x - 2) / scale, (cy + y - 2) / scale), "radius": (rad + 0.5) / scale}
+                )
+        best = None
+        for d in discs:
+            score = _button_score(frame, d["center"], d["radius"])
+            d["button_score"] = round(score, 3)
+            d["kind"] = "chip"
+            if score > 0.5 and (best is None or score > best["button_score"]):
+                best = d
+        if best is None:
+            return None, discs
+        best["kind"] = "button"
+        return ButtonObs(best["center"], best["radius"], min(0.99, best["button_score"])), discs
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def _as_bgr(frame: np.ndarray) -> np.ndarray:
+    if frame is None or not isinstance(frame, np.ndarray) or frame.size == 0:
+        raise ValueError("empty frame")
+    if frame.ndim == 2:
+        return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    if frame.shape[2] == 4:
+        return cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    if frame.dtype != np.uint8:
+        frame = np.clip(frame, 0, 255).astype(np.uint8)
+    return frame
+
+
+def _size_from_edges(blobs) -> float:
+    """Card width guess when no blob is a clean single card: longest straight outline edge / aspect."""
+    longest = 0.0
+    for c in blobs:
+        poly = cv2.approxPolyDP(c, 0.02 * cv2.arcLength(c, True), True).reshape(-1, 2)
+        for i in range(len(poly)):
+            longest = max(longest, float(np.linalg.norm(poly[i] - poly[i - 1])))
+    return max(longest / CARD_ASPECT, 12.0)
+
+
+def _unit(v):
+    n = np.linalg.norm(v)
+    return v / n if n > 1e-9 else v
+
+
+def _split_blob(contour: np.ndarray, cw: float, ch: float, mask: np.ndarray) -> list[_Rect]:
+    """Cards in one blob: card-sized rectangles proposed at convex right-angle corners of its outline."""
+    area = cv2.contourArea(contour)
+    (cx, cy), (a, b), ang = cv2.minAreaRect(contour)
+    s, lng = min(a, b), max(a, b)
+    if area / max(a * b, 1) > 0.88 and 0.8 < s / cw < 1.2 and 0.8 < lng / ch < 1.2:
+        box = cv2.boxPoints(((cx, cy), (a, b), ang))
+        return [_Rect(_clockwise(box), 4, 1.0)]
+    x, y, bw, bh = cv2.boundingRect(contour)
+    pad = int(max(cw, ch))
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    x1, y1 = min(x + bw + pad, mask.shape[1]), min(y + bh + pad, mask.shape[0])
+    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(blob, [contour - [x0, y0]], -1, 1, -1)
+    off = np.array([x0, y0], np.float64)
+    poly = cv2.approxPolyDP(contour, max(1.2, 0.07 * cw), True).reshape(-1, 2).astype(np.float64)
+    n = len(poly)
+    if n < 3:
+        return []
+    signed = 0.5 * np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1) * poly[:, 1])
+    orient = 1.0 if signed > 0 else -1.0
+    props: list[np.ndarray] = []
+    for i in range(n):
+        p, prev, nxt = poly[i], poly[i - 1], poly[(i + 1) % n]
+        e1, e2 = prev - p, nxt - p
+        l1, l2 = np.linalg.norm(e1), np.linalg.norm(e2)
+        if min(l1, l2) < 0.22 * cw:
+            continue
+        u1, u2 = e1 / l1, e2 / l2
+        cosang = float(np.dot(u1, u2))
+        if abs(cosang) > 0.34:  # not within ~20 degrees of a right angle
+            continue
+        cross = e2[0] * e1[1] - e2[1] * e1[0]
+        if cross * orient < 0:  # reflex corner (where two cards cross)
+            continue
+        # make the two directions exactly perpendicular, splitting the error
+        bis = _unit(u1 + u2)
+        perp = np.array([-bis[1], bis[0]])
+        v1 = _unit(bis + perp) if np.dot(bis + perp, u1) > np.dot(bis - perp, u1) else _unit(bis - perp)
+        v2 = _unit(bis - perp) if np.dot(bis - perp, u2) > np.dot(bis + perp, u2) else _unit(bis + perp)
+        for la, lb in ((cw, ch), (ch, cw)):
+            if l1 > la * 1.2 or l2 > lb * 1.2:  # an edge longer than this side cannot be it
+                continue
+            props.append(np.array([p, p + la * v1, p + la * v1 + lb * v2, p + lb * v2]))
+    # score proposals: share of the rectangle inside the blob
+    scored = []
+    card_area = cw * ch
+    for q in props:
+        m = np.zeros_like(blob)
+        cv2.fillConvexPoly(m, np.round(q - off).astype(np.int32), 1)
+        tot = int(m.sum())
+        if tot < 0.5 * card_area:
+            continue
+        cov = float((m & blob).sum()) / tot
+        if cov >= 0.9:
+            scored.append((q, cov, m))
+    # merge duplicates (same card proposed from several corners) into votes
+    groups: list[list] = []
+    for q, cov, m in scored:
+        c = q.mean(axis=0)
+        for g in groups:
+            if np.linalg.norm(g[0][0].mean(axis=0) - c) < 0.25 * cw and _axis_diff(g[0][0], q) < 12:
+                g.append((q, cov, m))
+                break
+        else:
+            groups.append([(q, cov, m)])
+    cands = []
+    for g in groups:
+        q = np.mean([_clockwise(e[0]) for e in g], axis=0) if len(g) > 1 and _same_order(g) else g[0][0]
+        m = np.zeros_like(blob)
+        cv2.fillConvexPoly(m, np.round(q - off).astype(np.int32), 1)
+        cands.append((len(g), float(np.mean([e[1] for e in g])), q, m))
+    cands.sort(key=lambda e: (-e[0], -e[1]))
+    explained = np.zeros_like(blob)
+    blob_area = int(blob.sum())
+    chosen: list[_Rect] = []
+    for votes, cov, q, m in cands:
+        new = int((m & (1 - explained)).sum())
+        if new < 0.2 * card_area:
+            continue
+        chosen.append(_Rect(_clockwise(q + 0), votes, cov))
+        explained |= m
+        if (explained & blob).sum() > 0.97 * blob_area:
+            break
+    return chosen
+
+
+def _same_order(group) -> bool:
+    return True
+
+
+def _axis_diff(q1: np.ndarray, q2: np.ndarray) -> float:
+    """Angle between the long axes of two rectangles, degrees in [0, 90]."""
+
+    def axis(q):
+        e1, e2 = q[1] - q[0], q[3] - q[0]
+        v = e1 if np.linalg.norm(e1) > np.linalg.norm(e2) else e2
+        return math.degrees(math.atan2(v[1], v[0])) % 180
+
+    d = abs(axis(q1) - axis(q2)) % 180
+    return min(d, 180 - d)
+
+
+def _clockwise(q: np.ndarray) -> np.ndarray:
+    """Order 4 corners clockwise (image coordinates, y down), starting at the top-most-left one."""
+    q = np.asarray(q, dtype=np.float64).reshape(4, 2)
+    c = q.mean(axis=0)
+    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    q = q[np.argsort(ang)]  # increasing angle = clockwise on screen
+    start = int(np.argmin(q[:, 0] + q[:, 1]))
+    return np.roll(q, -start, axis=0)
+
+
+def _canonical_order(q: np.ndarray) -> np.ndarray:
+    """Clockwise corners with the first edge a short side, so the warp gives an upright portrait card."""
+    q = _clockwise(q)
+    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[3] - q[0]):
+        q = np.roll(q, -1, axis=0)
+    return q
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return inter > 1.0
+
+
+def _order_overlaps(rects: list[_Rect], gray: np.ndarray) -> None:
+    """Decide which of two overlapping cards is on top: its outline shows as an edge across the other."""
+    if len(rects) < 2:
+        return
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy)
+    for i in range(len(rects)):
+        for j in range(i + 1, len(rects)):
+            a, b = rects[i].corners, rects[j].corners
+            if not _overlap(a, b):
+                continue
+            ea = _edge_strength_inside(a, b, mag)
+            eb = _edge_strength_inside(b, a, mag)
+            if ea >= eb:
+                rects[i].order = max(rects[i].order, rects[j].order + 1)
+            else:
+                rects[j].order = max(rects[j].order, rects[i].order + 1)
+
+
+def _edge_strength_inside(a: np.ndarray, b: np.ndarray, mag: np.ndarray) -> float:
+    """Mean gradient along a's outline where it runs inside b (away from b's own outline)."""
+    pts = []
+    for k in range(4):
+        p, q = a[k], a[(k + 1) % 4]
+        n = max(int(np.linalg.norm(q - p)), 2)
+        for t in np.linspace(0.05, 0.95, n):
+            pts.append(p + (q - p) * t)
+    bb = b.astype(np.float32).reshape(-1, 1, 2)
+    vals = []
+    h, w = mag.shape
+    for p in pts:
+        d = cv2.pointPolygonTest(bb, (float(p[0]), float(p[1])), True)
+        if d > 2.5:
+            x, y = round(p[0]), round(p[1])
+            if 0 <= x < w and 0 <= y < h:
+                vals.append(mag[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2].max())
+    return float(np.mean(vals)) if vals else 0.0
+
+
+def _button_score(frame: np.ndarray, center, radius: float) -> float:
+    """How much a disc looks like the dealer button: an even rim and lettering in the middle.
+
+    Chips carry edge spots round the rim (strong colour changes with angle); the button's rim is
+    plain. The button carries DEALER or D in the middle; a chip's middle is plain or a thin ring.
+    """
+    r = float(radius)
+    n_ang, n_rad = 72, 24
+    polar = cv2.warpPolar(
+        frame,
+        (n_rad, n_ang),
+        (float(center[0]), float(center[1])),
+        r,
+        cv2.WARP_POLAR_LINEAR + cv2.INTER_LINEAR,
+    )
+    pf = polar.astype(np.float32)
+    rim = pf[:, int(n_rad * 0.72) : int(n_rad * 0.9)].mean(axis=1)  # per angle colour
+    rim_var = float(np.sqrt(((rim - rim.mean(axis=0)) ** 2).sum(axis=1)).mean())
+    inner = pf[:, : int(n_rad * 0.55)].reshape(-1, 3)
+    disc_level = float(np.median(inner.sum(axis=1)))
+    gray_in = inner.sum(axis=1)
+    dev = np.abs(gray_in - disc_level)
+    text_frac = float((dev > 120).mean())
+    rim_score = max(0.0, 1.0 - rim_var / 30.0)
+    text_score = min(1.0, text_frac / 0.06)
+    return rim_score * text_score

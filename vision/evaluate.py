@@ -1,0 +1,116 @@
+"""Compare detections with a rendered frame's truth: the numbers the benchmark and tests report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Score:
+    true_cards: int = 0
+    found: int = 0  # true cards matched by a detection
+    detections: int = 0
+    false_cards: int = 0  # detections matching no true card
+    face_right: int = 0
+    up_cards: int = 0  # matched face-up cards
+    read_right: int = 0
+    read_none: int = 0
+    frames_with_button: int = 0
+    button_found: int = 0
+    button_false: int = 0  # a button reported where there is none (a chip, mostly)
+    chips_as_button: int = 0
+    chips_as_card: int = 0
+    mistakes: list = field(default_factory=list)
+
+    def add(self, other: Score) -> None:
+        for k, v in other.__dict__.items():
+            if isinstance(v, int):
+                setattr(self, k, getattr(self, k) + v)
+            else:
+                getattr(self, k).extend(v)
+
+    @property
+    def recall(self) -> float:
+        return self.found / max(self.true_cards, 1)
+
+    @property
+    def precision(self) -> float:
+        return (self.detections - self.false_cards) / max(self.detections, 1)
+
+    @property
+    def face_accuracy(self) -> float:
+        return self.face_right / max(self.found, 1)
+
+    @property
+    def reading_accuracy(self) -> float:
+        return self.read_right / max(self.up_cards, 1)
+
+    @property
+    def button_rate(self) -> float:
+        return self.button_found / max(self.frames_with_button, 1)
+
+
+def score_frame(result, truth: dict, min_visible: float = 0.1) -> Score:
+    """Match detections (a DetectionResult or its dict) to truth cards by centre distance."""
+    d = result.to_dict() if hasattr(result, "to_dict") else result
+    cw = truth["card_width_px"]
+    s = Score()
+    truths = [t for t in truth["cards"] if t["visible"] >= min_visible]
+    s.true_cards = len(truths)
+    s.detections = len(d["cards"])
+    used = set()
+    for t in truths:
+        tc = np.array(t["center"])
+        best, bd = None, 0.35 * cw
+        for i, c in enumerate(d["cards"]):
+            if i in used:
+                continue
+            dist = float(np.linalg.norm(np.array(c["center"]) - tc))
+            if dist < bd:
+                best, bd = i, dist
+        if best is None:
+            s.mistakes.append(("missed", t["code"], t["face"], t["visible"]))
+            continue
+        used.add(best)
+        s.found += 1
+        c = d["cards"][best]
+        if c["face"] == t["face"]:
+            s.face_right += 1
+        else:
+            s.mistakes.append(("face", t["code"], t["face"], c["face"]))
+        if t["face"] == "up" and c["face"] == "up":
+            s.up_cards += 1
+            if c["code"] == t["code"]:
+                s.read_right += 1
+            else:
+                s.read_none += c["code"] is None
+                s.mistakes.append(("read", t["code"], c["code"], t["visible"]))
+    for i, c in enumerate(d["cards"]):
+        if i not in used:
+            s.false_cards += 1
+            near_chip = any(
+                np.linalg.norm(np.array(ch["center"]) - c["center"]) < ch["radius"] * 1.5
+                for ch in truth["chips"]
+            )
+            s.chips_as_card += near_chip
+            s.mistakes.append(("false card", c["center"], "chip" if near_chip else ""))
+    b, tb = d["button"], truth["button"]
+    if tb is not None:
+        s.frames_with_button += 1
+        if b is not None and np.linalg.norm(np.array(b["center"]) - tb["center"]) < tb["radius"]:
+            s.button_found += 1
+        elif b is not None:
+            s.button_false += 1
+            s.mistakes.append(("button wrong place", b["center"], tb["center"]))
+        else:
+            s.mistakes.append(("button missed", tb["center"]))
+    elif b is not None:
+        s.button_false += 1
+        s.mistakes.append(("button where none", b["center"]))
+    if b is not None:
+        for ch in truth["chips"]:
+            if np.linalg.norm(np.array(b["center"]) - ch["center"]) < ch["radius"]:
+                s.chips_as_button += 1
+    return s

@@ -1,0 +1,524 @@
+"""Face up or down, and which card: from a card warped upright to CANON_W x CANON_H pixels.
+
+Face: a card's face is mostly plain white paper; a back is a pattern. After an erosion that wipes
+out thin lines, a face keeps large white areas and a back keeps almost none.
+
+Two readers:
+- `DeckModel` (from `vision enroll`): the venue's own 52 cards as templates; the card (and its
+  corner index) is matched by normalised correlation, in both upright orientations, over the part
+  of the card that is not covered by another card. Near perfect for that deck.
+- `BuiltinReader`: no templates of any real deck. Colour (red/black) from the ink; suit from the
+  pip and index shapes compared with drawn suit shapes (Hu moments); rank from the number of pips
+  for 2-10 and A, from "is there a picture" for J/Q/K, and from the corner index glyph compared with
+  glyphs drawn by OpenCV's own fonts (which the picture cards and covered cards need).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+CANON_W, CANON_H = 100, 140
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+ALL_CODES = tuple(r + s for r in RANKS for s in SUITS)
+MODEL_VERSION = 1
+T_W, T_H = 30, 42  # whole-card template size
+IDX_BOX = (0, 0, 26, 46)  # x0, y0, x1, y1 of the corner index in the canonical card
+
+
+class DeckModelError(ValueError):
+    """A deck model file or deck folder that cannot be used (message names it)."""
+
+
+@dataclass
+class ReadResult:
+    face: str
+    code: str | None
+    confidence: float
+
+
+# -- face ------------------------------------------------------------------------------------
+def white_mask(canon: np.ndarray) -> np.ndarray:
+    hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
+    v, s = hsv[:, :, 2], hsv[:, :, 1]
+    p95 = float(np.percentile(v[4:-4, 4:-4], 95))
+    return ((v > 0.72 * p95) & (s < 70) & (p95 > 60)).astype(np.uint8)
+
+
+def face_up_score(canon: np.ndarray, visible: np.ndarray) -> float:
+    """0..1; above 0.5 means face up. Share of the visible card that is broad plain white."""
+    white = white_mask(canon)
+    eroded = cv2.erode(white, np.ones((7, 7), np.uint8))
+    vis = visible[4:-4, 4:-4] > 0
+    if vis.sum() < 200:
+        vis = np.ones_like(vis)
+    frac = float(eroded[4:-4, 4:-4][vis].mean())
+    return float(min(1.0, frac / 0.2))
+
+
+def _ncc(a: np.ndarray, b: np.ndarray, w: np.ndarray | None = None) -> float:
+    """Normalised correlation of two arrays (optionally weighted)."""
+    a = a.astype(np.float32).ravel()
+    b = b.astype(np.float32).ravel()
+    if w is not None:
+        w = w.astype(np.float32).ravel()
+        if w.sum() < 10:
+            return 0.0
+        ma, mb = (a * w).sum() / w.sum(), (b * w).sum() / w.sum()
+        da, db = (a - ma) * w, (b - mb) * w
+        return float(
+            (da * (b - mb)).sum() / (math.sqrt((da * (a - ma)).sum() * (db * (b - mb)).sum()) + 1e-6)
+        )
+    a = a - a.mean()
+    b = b - b.mean()
+    return float((a * b).sum() / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-6))
+
+
+def _normalise(canon: np.ndarray) -> np.ndarray:
+    """Lighting-independent colour: each channel divided by the card's white level."""
+    f = canon.astype(np.float32)
+    white = np.percentile(f.reshape(-1, 3), 95, axis=0) + 1.0
+    return np.clip(f / white, 0, 1.2)
+
+
+# -- enrolled deck ----------------------------------------------------------------------------
+class DeckModel:
+    """Templates of one deck: whole card (small) and corner index (sharper), plus the back if given."""
+
+    def __init__(
+        self, codes: list[str], full: np.ndarray, index: np.ndarray, back: np.ndarray | None, name: str = ""
+    ):
+        self.codes = codes
+        self.full = full.astype(np.float32)  # (52, T_H, T_W, 3)
+        self.index = index.astype(np.float32)  # (52, ih, iw, 3)
+        self.back = None if back is None else back.astype(np.float32)
+        self.name = name
+        f = self.full.reshape(len(codes), -1)
+        f = f - f.mean(axis=1, keepdims=True)
+        self._full_n = f / (np.linalg.norm(f, axis=1, keepdims=True) + 1e-6)
+
+    @staticmethod
+    def features(canon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = _normalise(canon)
+        full = cv2.resize(n, (T_W, T_H), interpolation=cv2.INTER_AREA)
+        x0, y0, x1, y1 = IDX_BOX
+        index = cv2.GaussianBlur(n[y0:y1, x0:x1], (3, 3), 0)
+        return full, index
+
+    def read(self, canon: np.ndarray, visible: np.ndarray) -> ReadResult:
+        up = face_up_score(canon, visible)
+        if self.back is not None:
+            full, _ = self.features(canon)
+            vis_small = cv2.resize(visible, (T_W, T_H), interpolation=cv2.INTER_AREA) > 128
+            w = np.repeat(vis_small[:, :, None], 3, axis=2)
+            back_sim = max(_ncc(full, self.back, w), _ncc(full, self.back[::-1, ::-1], w))
+            if back_sim > 0.6 and up < 0.9:
+                return ReadResult("down", None, min(0.99, 0.5 + back_sim / 2))
+        if up < 0.5:
+            return ReadResult("down", None, 1.0 - up / 2)
+        best, second, code = self._match(canon, visible)
+        conf = max(0.0, min(0.99, 0.5 + (best - second) * 2.5)) if best > 0.3 else 0.2
+        return ReadResult("up", code if best > 0.3 else None, conf)
+
+    def _match(self, canon: np.ndarray, visible: np.ndarray) -> tuple[float, float, str]:
+        scores = np.full(len(self.codes), -1.0)
+        for rot in (False, True):
+            img = canon[::-1, ::-1] if rot else canon
+            vis = visible[::-1, ::-1] if rot else visible
+            full, index = self.features(np.ascontiguousarray(img))
+            vis_small = cv2.resize(np.ascontiguousarray(vis), (T_W, T_H), interpolation=cv2.INTER_AREA) > 128
+            x0, y0, x1, y1 = IDX_BOX
+            idx_vis = vis[y0:y1, x0:x1].mean() > 200
+            if vis_small.mean() > 0.97:
+                f = full.ravel() - full.mean()
+                s_full = self._full_n @ (f / (np.linalg.norm(f) + 1e-6))
+            else:
+                w = np.repeat(vis_small[:, :, None], 3, axis=2)
+                s_full = np.array([_ncc(full, t, w) for t in self.full])
+            if idx_vis:
+                cand = np.argsort(-s_full)[:8]
+                s = s_full.copy() * 0.5
+                for k in cand:
+                    s[k] = 0.5 * s_full[k] + 0.5 * _ncc(index, self.index[k])
+            else:
+                s = s_full
+            scores = np.maximum(scores, s)
+        order = np.argsort(-scores)
+        return float(scores[order[0]]), float(scores[order[1]]), self.codes[int(order[0])]
+
+    # -- files ---------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        with open(path, "wb") as fh:
+            np.savez_compressed(
+                fh,
+                version=np.array(MODEL_VERSION),
+                kind=np.array("smart-table-deck"),
+                name=np.array(self.name),
+                codes=np.array(self.codes),
+                full=self.full.astype(np.float16),
+                index=self.index.astype(np.float16),
+                back=self.back.astype(np.float16) if self.back is not None else np.zeros((0,), np.float16),
+            )
+
+
+def load_model(path: str | Path) -> DeckModel:
+    p = Path(path)
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            if "kind" not in z or str(z["kind"]) != "smart-table-deck":
+                raise DeckModelError(
+                    f"{p}: not a smart-table deck model (made by `smart-table vision enroll`)"
+                )
+            if int(z["version"]) != MODEL_VERSION:
+                raise DeckModelError(f"{p}: deck model version {int(z['version'])}, expected {MODEL_VERSION}")
+            codes = [str(c) for c in z["codes"]]
+            full, index, back = z["full"], z["index"], z["back"]
+            name = str(z["name"])
+    except DeckModelError:
+        raise
+    except FileNotFoundError as exc:
+        raise DeckModelError(f"{p}: no such deck model file") from exc
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise DeckModelError(f"{p}: unreadable deck model ({exc.__class__.__name__}: {exc})") from exc
+    if sorted(codes) != sorted(ALL_CODES) or full.shape != (52, T_H, T_W, 3):
+        raise DeckModelError(f"{p}: deck model is incomplete or damaged")
+    return DeckModel(codes, full, index, back if back.size else None, name)
+
+
+def card_from_image(img: np.ndarray) -> np.ndarray:
+    """A straight-on picture or scan of one card -> canonical upright BGR card (CANON_W x CANON_H)."""
+    if img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    if img.shape[2] == 4:
+        a = img[:, :, 3]
+        ys, xs = np.nonzero(a > 128)
+        if len(xs) == 0:
+            raise DeckModelError("image is fully transparent")
+        alpha = a[:, :, None].astype(np.float32) / 255.0
+        img = (img[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
+        img = img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    else:
+        img = _crop_card(img)
+    if img.shape[1] > img.shape[0]:
+        img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
+    return cv2.resize(img, (CANON_W, CANON_H), interpolation=cv2.INTER_AREA)
+
+
+def _crop_card(img: np.ndarray) -> np.ndarray:
+    """If the picture shows the card on a background, cut the card out; a full-frame scan is kept."""
+    h, w = img.shape[:2]
+    border = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]).astype(np.float32)
+    ref = np.median(border, axis=0)
+    diff = np.abs(img.astype(np.float32) - ref).sum(axis=2)
+    if np.percentile(diff, 60) < 40:  # the border looks like the card itself
+        return img
+    mask = (diff > 60).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    cs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cs:
+        return img
+    c = max(cs, key=cv2.contourArea)
+    if cv2.contourArea(c) < 0.2 * h * w:
+        return img
+    rect = cv2.minAreaRect(c)
+    box = cv2.boxPoints(rect)
+    from vision.detect import _canonical_order
+
+    q = _canonical_order(box).astype(np.float32)
+    cw, ch = int(np.linalg.norm(q[1] - q[0])), int(np.linalg.norm(q[3] - q[0]))
+    m = cv2.getPerspectiveTransform(q, np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]]))
+    return cv2.warpPerspective(img, m, (cw, ch))
+
+
+def enroll_deck(deck_dir: str | Path) -> tuple[DeckModel, list[str]]:
+    """Build a DeckModel from a folder of 52 card images (+ optional back). Returns (model, warnings).
+
+    Raises DeckModelError listing every missing, unreadable or duplicate card by name.
+    """
+    d = Path(deck_dir)
+    if not d.is_dir():
+        raise DeckModelError(f"{d}: not a folder")
+    exts = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+    by_code: dict[str, list[Path]] = {}
+    warnings = []
+    for f in sorted(d.iterdir()):
+        if not f.is_file():
+            continue
+        if f.suffix.lower() not in exts:
+            if f.suffix.lower() not in {".txt", ".md", ""}:
+                warnings.append(f"ignored {f.name}: not an image")
+            continue
+        stem = f.stem
+        code = stem[0].upper() + stem[1:].lower() if len(stem) == 2 else stem.lower()
+        if code == "10" or (len(stem) == 3 and stem[:2] == "10"):
+            code = "T" + stem[-1].lower()
+        if code not in ALL_CODES and code != "back":
+            warnings.append(f"ignored {f.name}: not a card code")
+            continue
+        by_code.setdefault(code, []).append(f)
+    problems = []
+    missing = [c for c in ALL_CODES if c not in by_code]
+    if missing:
+        problems.append("missing: " + ", ".join(missing))
+    dups = [f"{c} ({', '.join(p.name for p in fs)})" for c, fs in by_code.items() if len(fs) > 1]
+    if dups:
+        problems.append("duplicate: " + "; ".join(dups))
+    canons: dict[str, np.ndarray] = {}
+    unreadable = []
+    for code, fs in by_code.items():
+        img = cv2.imread(str(fs[0]), cv2.IMREAD_UNCHANGED)
+        if img is None or img.size == 0:
+            unreadable.append(fs[0].name)
+            continue
+        try:
+            canons[code] = card_from_image(img)
+        except DeckModelError as exc:
+            unreadable.append(f"{fs[0].name} ({exc})")
+    if unreadable:
+        problems.append("unreadable: " + ", ".join(sorted(unreadable)))
+    if problems:
+        raise DeckModelError(f"{d}: " + "; ".join(problems))
+    full, index = zip(*(DeckModel.features(canons[c]) for c in ALL_CODES), strict=True)
+    back = DeckModel.features(canons["back"])[0] if "back" in canons else None
+    return DeckModel(list(ALL_CODES), np.stack(full), np.stack(index), back, d.name), warnings
+
+
+# -- built-in reader --------------------------------------------------------------------------
+def _suit_shape(name: str, size: int = 96) -> np.ndarray:
+    img = np.zeros((size, size), np.uint8)
+    s = size
+
+    def circ(x, y, r):
+        cv2.circle(img, (int(x * s), int(y * s)), int(r * s), 255, -1, cv2.LINE_AA)
+
+    if name == "d":
+        pts = np.array([[0.5, 0.02], [0.85, 0.5], [0.5, 0.98], [0.15, 0.5]]) * s
+        cv2.fillPoly(img, [pts.astype(np.int32)], 255)
+    elif name == "h":
+        circ(0.3, 0.32, 0.24)
+        circ(0.7, 0.32, 0.24)
+        pts = np.array([[0.07, 0.42], [0.93, 0.42], [0.5, 0.95]]) * s
+        cv2.fillPoly(img, [pts.astype(np.int32)], 255)
+    elif name == "s":
+        circ(0.3, 0.58, 0.22)
+        circ(0.7, 0.58, 0.22)
+        pts = np.array([[0.09, 0.5], [0.91, 0.5], [0.5, 0.05]]) * s
+        cv2.fillPoly(img, [pts.astype(np.int32)], 255)
+        pts = np.array([[0.5, 0.6], [0.65, 0.95], [0.35, 0.95]]) * s
+        cv2.fillPoly(img, [pts.astype(np.int32)], 255)
+    elif name == "c":
+        circ(0.5, 0.27, 0.2)
+        circ(0.27, 0.58, 0.2)
+        circ(0.73, 0.58, 0.2)
+        circ(0.5, 0.5, 0.1)
+        pts = np.array([[0.5, 0.5], [0.64, 0.95], [0.36, 0.95]]) * s
+        cv2.fillPoly(img, [pts.astype(np.int32)], 255)
+    return img
+
+
+@lru_cache(maxsize=1)
+def _suit_templates() -> dict[str, np.ndarray]:
+    out = {}
+    for s in SUITS:
+        cs, _ = cv2.findContours(_suit_shape(s), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        out[s] = max(cs, key=cv2.contourArea)
+    return out
+
+
+GLYPH_W, GLYPH_H = 16, 22
+RANK_TEXT = {
+    "A": "A",
+    "2": "2",
+    "3": "3",
+    "4": "4",
+    "5": "5",
+    "6": "6",
+    "7": "7",
+    "8": "8",
+    "9": "9",
+    "T": "10",
+    "J": "J",
+    "Q": "Q",
+    "K": "K",
+}
+
+
+def _glyph_norm(binary: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(binary)
+    if len(xs) == 0:
+        return np.zeros((GLYPH_H, GLYPH_W), np.float32)
+    crop = binary[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].astype(np.float32)
+    g = cv2.resize(crop, (GLYPH_W, GLYPH_H), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(g, (3, 3), 0)
+
+
+@lru_cache(maxsize=1)
+def _rank_templates() -> list[tuple[str, np.ndarray, float]]:
+    """(rank, normalised glyph, aspect) drawn with OpenCV's own Hershey fonts at several weights."""
+    out = []
+    fonts = [
+        cv2.FONT_HERSHEY_SIMPLEX,
+        cv2.FONT_HERSHEY_DUPLEX,
+        cv2.FONT_HERSHEY_COMPLEX,
+        cv2.FONT_HERSHEY_TRIPLEX,
+        cv2.FONT_HERSHEY_PLAIN,
+    ]
+    for rank, text in RANK_TEXT.items():
+        for font in fonts:
+            for thick in (2, 4, 6):
+                img = np.zeros((120, 160), np.uint8)
+                scale = 3.0 if font != cv2.FONT_HERSHEY_PLAIN else 6.0
+                cv2.putText(img, text, (10, 100), font, scale, 255, thick, cv2.LINE_AA)
+                b = img > 127
+                ys, xs = np.nonzero(b)
+                aspect = (xs.max() - xs.min() + 1) / (ys.max() - ys.min() + 1)
+                out.append((rank, _glyph_norm(b), float(aspect)))
+    return out
+
+
+class BuiltinReader:
+    """Reads standard-index cards of decks it has never seen (see module docstring)."""
+
+    def read(self, canon: np.ndarray, visible: np.ndarray) -> ReadResult:
+        up = face_up_score(canon, visible)
+        if up < 0.5:
+            return ReadResult("down", None, 1.0 - up / 2)
+        code, conf = self.identify(canon, visible)
+        return ReadResult("up", code, conf)
+
+    def identify(self, canon: np.ndarray, visible: np.ndarray) -> tuple[str | None, float]:
+        ink, red = _ink(canon)
+        full_visible = visible.mean() > 250
+        # index: whichever corner is visible
+        idx = None
+        for rot in (False, True):
+            v = visible[::-1, ::-1] if rot else visible
+            if v[2:44, 2:24].mean() > 250:
+                i = ink[::-1, ::-1] if rot else ink
+                r = red[::-1, ::-1] if rot else red
+                idx = _read_index(np.ascontiguousarray(i), np.ascontiguousarray(r))
+                if idx is not None:
+                    break
+        pips = _pips(ink, red) if full_visible else None
+        # colour
+        is_red = None
+        if pips is not None and pips["n"] > 0:
+            is_red = pips["red"]
+        elif idx is not None:
+            is_red = idx["red"]
+        if is_red is None:
+            return None, 0.2
+        suit_opts = "dh" if is_red else "cs"
+        suit_votes = {s: 0.0 for s in suit_opts}
+        shapes = (pips["contours"] if pips else []) + (
+            [idx["suit"]] if idx and idx["suit"] is not None else []
+        )
+        for c in shapes:
+            d = {s: cv2.matchShapes(c, _suit_templates()[s], cv2.CONTOURS_MATCH_I1, 0) for s in suit_opts}
+            best = min(d, key=d.get)
+            suit_votes[best] += 1
+        suit = max(suit_votes, key=suit_votes.get)
+        total = sum(suit_votes.values()) or 1
+        suit_conf = suit_votes[suit] / total
+        # rank
+        glyph_scores = idx["rank_scores"] if idx else None
+        rank, rank_conf = None, 0.0
+        if pips is not None and pips["picture"]:
+            if glyph_scores:
+                jqk = {r: glyph_scores.get(r, 0) for r in "JQK"}
+                rank = max(jqk, key=jqk.get)
+                rank_conf = 0.7
+        elif pips is not None and 1 <= pips["n"] <= 10:
+            rank = {1: "A", 10: "T"}.get(pips["n"], str(pips["n"]))
+            rank_conf = 0.9
+            if glyph_scores and glyph_scores.get(rank, 0) < 0.3 and pips["n"] != 1:
+                rank_conf = 0.6
+        if rank is None and glyph_scores:
+            rank = max(glyph_scores, key=glyph_scores.get)
+            rank_conf = 0.5
+        if rank is None:
+            return None, 0.2
+        return rank + suit, round(min(0.99, rank_conf * (0.5 + suit_conf / 2)), 3)
+
+
+def _ink(canon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Printed pixels (not paper) and which of them are red."""
+    hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
+    h, s, v = hsv[:, :, 0], hsv[:, :, 1], hsv[:, :, 2]
+    p95 = float(np.percentile(v, 95))
+    ink = (v < 0.6 * p95) | (s > 90)
+    red = (s > 80) & ((h < 10) | (h > 165)) & (v > 0.3 * p95)
+    return ink.astype(np.uint8), red.astype(np.uint8)
+
+
+def _read_index(ink: np.ndarray, red: np.ndarray) -> dict | None:
+    x0, y0, x1, y1 = 1, 1, 26, 48
+    region = ink[y0:y1, x0:x1].copy()
+    n, labels, stats, _cents = cv2.connectedComponentsWithStats(region, connectivity=8)
+    comps = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 6]
+    if not comps:
+        return None
+    comps.sort(key=lambda k: stats[k, cv2.CC_STAT_TOP])
+    top = stats[comps[0], cv2.CC_STAT_TOP]
+    th = stats[comps[0], cv2.CC_STAT_HEIGHT]
+    rank_parts = [k for k in comps if stats[k, cv2.CC_STAT_TOP] < top + th * 0.5]
+    below = [k for k in comps if k not in rank_parts and stats[k, cv2.CC_STAT_TOP] > top + th * 0.6]
+    rank_mask = np.isin(labels, rank_parts)
+    rank_scores = _rank_scores(rank_mask)
+    suit = None
+    if below:
+        k = max(below[:2], key=lambda k: stats[k, cv2.CC_STAT_AREA])
+        cs, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if cs and cv2.contourArea(max(cs, key=cv2.contourArea)) > 8:
+            suit = max(cs, key=cv2.contourArea)
+    is_red = float(red[y0:y1, x0:x1][rank_mask].mean()) > 0.35
+    return {"rank_scores": rank_scores, "suit": suit, "red": is_red}
+
+
+def _rank_scores(rank_mask: np.ndarray) -> dict[str, float]:
+    g = _glyph_norm(rank_mask)
+    ys, xs = np.nonzero(rank_mask)
+    aspect = (xs.max() - xs.min() + 1) / (ys.max() - ys.min() + 1)
+    scores: dict[str, float] = {}
+    for rank, t, t_aspect in _rank_templates():
+        s = _ncc(g, t) - 0.5 * abs(math.log(aspect / t_aspect))
+        if s > scores.get(rank, -9):
+            scores[rank] = s
+    return scores
+
+
+def _pips(ink: np.ndarray, red: np.ndarray) -> dict:
+    """Count the pips in the middle of the card; notice a picture (J, Q, K)."""
+    h, w = ink.shape
+    x0, x1, y0, y1 = int(0.16 * w), int(0.84 * w), int(0.07 * h), int(0.93 * h)
+    region = ink[y0:y1, x0:x1].copy()
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(region, connectivity=8)
+    comps = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 12]
+    areas = [stats[k, cv2.CC_STAT_AREA] for k in comps]
+    picture = False
+    if areas and max(areas) > 0.12 * region.size:
+        picture = True
+    # colours other than red and black inside the middle mean a picture
+    if not comps:
+        return {"n": 0, "red": None, "picture": picture, "contours": []}
+    big = max(areas)
+    med = float(np.median([a for a in areas if a > 0.25 * big]))
+    pip_ids = [k for k in comps if 0.4 * med <= stats[k, cv2.CC_STAT_AREA] <= 2.2 * med]
+    # keep pips whose centre is well inside the middle area
+    cx0, cx1 = 0.04 * region.shape[1], 0.96 * region.shape[1]
+    pip_ids = [k for k in pip_ids if cx0 < cents[k][0] < cx1]
+    if len(pip_ids) > 10 or len(comps) - len(pip_ids) > 6:
+        picture = True
+    redness = float(red[y0:y1, x0:x1][region > 0].mean()) if region.any() else 0.0
+    contours = []
+    for k in pip_ids[:6]:
+        cs, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if cs:
+            contours.append(max(cs, key=cv2.contourArea))
+    return {"n": len(pip_ids), "red": redness > 0.35, "picture": picture, "contours": contours}
