@@ -42,22 +42,23 @@ WINNER = _light("gold", "chase")
 ELIMINATED = _light("red", "pulse")
 WELCOME = _light("green", "pulse")
 
+# Display texts keep to the 128x32 display: at most 4 lines of 16 characters.
 MISDEAL_REASONS = {
-    "first_cards_exposed": "first cards exposed",
+    "first_cards_exposed": "first cards\nexposed",
     "multiple_exposed": "2+ cards exposed",
-    "button_card_exposed": "button card exposed",
-    "first_card_wrong_seat": "first card to wrong seat",
-    "dealt_to_ineligible_seat": "dealt to a seat sitting out",
-    "eligible_seat_dealt_out": "a seat was skipped",
+    "button_card_exposed": "button card\nexposed",
+    "first_card_wrong_seat": "first card to\nwrong seat",
+    "dealt_to_ineligible_seat": "dealt to a seat\nsitting out",
+    "eligible_seat_dealt_out": "a seat was\nskipped",
     "wrong_card_count": "wrong card count",
     "multiple_boxed": "2+ boxed cards",
     "button_misplaced": "button misplaced",
-    "too_many_extra_cards": "too many extra cards",
+    "too_many_extra_cards": "too many extra\ncards",
 }
 BOARD_PROCEDURES = {
-    "reshuffle_keep_burn": "reshuffle, keep burn",
-    "next_card_then_reshuffle": "next card is turn",
-    "scramble_pick_burn": "scramble, pick burn",
+    "reshuffle_keep_burn": "reshuffle,\nkeep the burn",
+    "next_card_then_reshuffle": "next card = turn",
+    "scramble_pick_burn": "scramble,\npick the burn",
     "redeal_flop": "redeal the flop",
 }
 
@@ -242,12 +243,13 @@ class SignalState:
             self._button_pending = button  # blinks until the camera sees the button there
         title = ("REDEAL " if line.get("redeal") else "HAND ") + (str(hand.number) if hand.number else "")
         dealer = hand.dealer if hand.dealer is not None else button
-        text = f"{title.strip()}\n{'DEAD BUTTON ' if hand.dead_button else 'BUTTON '}{button} DEALER {dealer}"
-        if hand.first_card is not None:
-            text += f"\nFIRST CARD {hand.first_card}"
+        lines = [title.strip(), f"{'DEAD BUTTON' if hand.dead_button else 'BUTTON'} {button}"]
+        lines.append(
+            f"DEALER {dealer}" + (f" FIRST {hand.first_card}" if hand.first_card is not None else "")
+        )
         if hand.sitting_out:
-            text += "\nSIT OUT " + ",".join(str(s) for s in hand.sitting_out)
-        self._text = text
+            lines.append("SIT OUT " + ",".join(str(s) for s in hand.sitting_out))
+        self._text = "\n".join(lines)
 
     def _on_hand_end(self, line: dict) -> None:
         number = self._hand.number
@@ -264,7 +266,7 @@ class SignalState:
         seat = self._seat(line, "seat")
         card = self._str(line, "card", "")
         self._marks[seat] = CARD_TO_FIX  # type: ignore[index]
-        self._text = f"EXPOSED {card}\nseat {seat}: next card\n{card} = flop burn"
+        self._text = f"EXPOSED {card}\nseat {seat} gets\nthe next card\n{card} = flop burn"
 
     def _on_extra_card(self, line: dict) -> None:
         seat = self._seat(line, "seat")
@@ -319,7 +321,7 @@ class SignalState:
         reason = self._str(line, "reason", "")
         self._notice = {seat: RULED}  # type: ignore[dict-item]
         amount = f" {to}" if isinstance(to, int) and not isinstance(to, bool) else ""
-        self._text = f"SEAT {seat}: {ruled.upper()}{amount}\n{reason.replace('_', ' ')}"
+        self._text = f"SEAT {seat} RULED\n{ruled.upper()}{amount}\n{reason.replace('_', ' ')}"
 
     def _on_out_of_turn(self, line: dict) -> None:
         seat = self._seat(line, "seat")
@@ -386,7 +388,7 @@ class SignalState:
         if accepted:
             name = line.get("name") or line.get("player") or "player"
             self._checkins[seat] = WELCOME  # type: ignore[index]
-            self._text = f"WELCOME {str(name)[:12]}\nseat {seat}"
+            self._text = f"WELCOME\n{str(name)[:16]}\nseat {seat}"
             return
         if seat is not None:
             self._checkins[seat] = WRONG_HERE
