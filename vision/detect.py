@@ -173,6 +173,9 @@ class Detector:
         # card size: from blobs that are one clean card
         sizes = []
         for c in blobs:
+            bx, by, bw, bh = cv2.boundingRect(c)
+            if bx <= 1 or by <= 1 or bx + bw >= mask.shape[1] - 1 or by + bh >= mask.shape[0] - 1:
+                continue  # cut by the frame edge: its size says nothing
             (_, _), (a, b), _ = cv2.minAreaRect(c)
             s, lng = min(a, b), max(a, b)
             if s < 8 or not 1.25 < lng / s < 1.7:
