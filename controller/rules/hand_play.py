@@ -1,0 +1,583 @@
+"""One No-Limit Hold'em hand after the deal: turn order, betting rounds, the board, pots and the award.
+
+The table engine (controller/rules/engine.py) creates a `HandPlay` at `hand_start` and hands it the
+`action`, `burn`, `board`, `show`, `muck` and `hand_end` lines of that hand. Everything here is pure and
+synchronous: no I/O, no clock, no randomness, so replaying the same lines gives the same rulings.
+
+Every method either returns the output lines it causes (dicts as ../shared/spec/table-events.md defines
+them, each ruling with `rule`, the profile's citation) or raises `Rejected` and leaves the hand exactly
+as it was: all checks run before the first change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from controller.rules.betting import Facing, Ruling, interpret, reopened_for
+from controller.rules.errors import Rejected
+from controller.rules.pots import Pot, build_pots, clockwise_from_button, uncalled
+from controller.rules.profile import Profile
+from controller.rules.showdown import Award, award_pots, check_cards, first_to_show
+
+STREETS = ("preflop", "flop", "turn", "river", "showdown")
+_NEXT = {"preflop": "flop", "flop": "turn", "turn": "river", "river": "showdown"}
+_BOARD_SIZE = {"flop": 3, "turn": 4, "river": 5}
+
+
+@dataclass(frozen=True)
+class HandSetup:
+    number: int
+    button: int  # seat of the button (may be an empty seat: dead button)
+    sb_seat: int | None  # None when no small blind is posted (dead small blind)
+    bb_seat: int
+    dealt_in: list[int]  # seats receiving cards, in dealing order
+    stacks: dict[int, int | None]  # chips at hand start; None = not tracked (never all in)
+    sb: int
+    bb: int
+    ante: int
+    seats: int  # table size N (seats 1..N clockwise)
+    heads_up: bool
+    big_blind_ante: bool = False  # the big blind pays one ante for the table (`level` field `big_blind_ante`)
+    prior_offences: frozenset[int] = field(default_factory=frozenset)  # seats already warned for acting out of turn
+
+
+class HandPlay:
+    """The state of one hand from the blinds to the award. Read-only attributes for the engine:
+    `stacks`, `acted`, `street`, `to_act`, `live`, `board_cards`, `pots()`."""
+
+    def __init__(self, profile: Profile, setup: HandSetup):
+        self.profile = profile
+        self.setup = setup
+        self.n = setup.seats
+        self.button = setup.button
+        self.order: list[int] = clockwise_from_button(setup.dealt_in, setup.button, setup.seats)
+        self.stacks: dict[int, int | None] = {s: setup.stacks.get(s) for s in self.order}
+        self.total: dict[int, int] = {s: 0 for s in self.order}  # chips put in this hand
+        self.round_in: dict[int, int] = {s: 0 for s in self.order}  # chips put in this betting round
+        self.folded: set[int] = set()
+        self.all_in: set[int] = set()
+        self.acted: list[tuple[int, str, int]] = []
+        self.street = "preflop"
+        self.to_act: int | None = None
+        self.board_cards: list[str] = []
+        self.shown: dict[int, list[str]] = {}
+        self.dead = 0  # forfeited chips (Corner Pocket's out-of-turn loss), owned by no bet
+        self.finished = False
+        self.offences: set[int] = set(setup.prior_offences)
+        self.pending: dict[int, tuple[dict, int]] = {}  # out-of-turn actions waiting for their turn
+        self.restricted: dict[int, str] = {}  # seat -> setting that limits it to call or fold
+        self.burns = 0  # burn cards since the last board card
+        self.no_burn_next: set[str] = set()  # streets whose next card comes without a burn
+        self.unawarded = 0  # chips of pots nobody could be given (no eligible hand tabled)
+        # What happened, as ruled, for PHH export: ("action", seat, kind, to), ("board", cards),
+        # ("show", seat, cards), ("muck", seat).
+        self.history: list[tuple] = []
+        self._reset_round()
+        self._post_forced_bets()
+        self._begin_round(after=setup.bb_seat if setup.bb_seat in self.stacks else self.button)
+
+    # ---- read-only views -------------------------------------------------------------------------
+
+    @property
+    def live(self) -> list[int]:
+        return [s for s in self.order if s not in self.folded]
+
+    def can_act(self, seat: int) -> bool:
+        return seat not in self.folded and seat not in self.all_in
+
+    def pots(self) -> list[Pot]:
+        return build_pots(self.total, self.live, self.dead)
+
+    def chips_in_play(self) -> int:
+        """Chips in stacks of this hand's seats plus chips in the middle (conservation checks)."""
+        return sum(v or 0 for v in self.stacks.values()) + sum(self.total.values()) + self.dead + self.unawarded
+
+    # ---- setup -----------------------------------------------------------------------------------
+
+    def _rule(self, section: str, key: str) -> str:
+        return self.profile.rule(section, key)
+
+    def _put(self, seat: int, chips: int, *, bet: bool) -> int:
+        """Move up to `chips` from the seat's stack into the middle; returns what actually moved."""
+        stack = self.stacks[seat]
+        if stack is not None:
+            chips = min(chips, stack)
+            self.stacks[seat] = stack - chips
+            if stack - chips == 0:
+                self.all_in.add(seat)
+        self.total[seat] += chips
+        if bet:
+            self.round_in[seat] += chips
+        return chips
+
+    def _post_forced_bets(self) -> None:
+        """Antes first (bar_league:Ante First), then blinds; a short stack posts what it has, all in."""
+        setup = self.setup
+        if setup.ante:
+            payers = [setup.bb_seat] if setup.big_blind_ante else self.order
+            for seat in payers:
+                if seat in self.stacks:
+                    self._put(seat, setup.ante, bet=False)
+        if setup.sb_seat is not None and setup.sb_seat in self.stacks:
+            self._put(setup.sb_seat, setup.sb, bet=True)
+        if setup.bb_seat in self.stacks:
+            self._put(setup.bb_seat, setup.bb, bet=True)
+        # The bet to call pre-flop is the full big blind even when the big blind is short.
+        self.current = max(setup.bb, max(self.round_in.values(), default=0))
+
+    def _reset_round(self) -> None:
+        for s in self.round_in:
+            self.round_in[s] = 0
+        self.current = 0
+        self.min_raise = self.setup.bb
+        self.last_full_level = 0
+        self.acted_level: dict[int, int] = {}
+        self.last_aggressor: int | None = None
+        self.last_caller: int | None = None
+        self.first_to_act: int | None = None
+        self.round_running = False
+        self.pending.clear()
+        self.restricted.clear()
+
+    # ---- turn order ------------------------------------------------------------------------------
+
+    def _needs_action(self, seat: int) -> bool:
+        if not self.can_act(seat):
+            return False
+        if len(self.order) - len(self.folded) < 2:
+            return False
+        if self.round_in[seat] < self.current:
+            return True
+        if seat in self.acted_level:
+            return False
+        # Not acted yet: only worth asking when someone else can still bet against it.
+        return any(self.can_act(s) for s in self.order if s != seat)
+
+    def _next_after(self, seat: int) -> int | None:
+        pos = (seat - self.button - 1) % self.n
+        ordered = self.order
+        start = 0
+        while start < len(ordered) and (ordered[start] - self.button - 1) % self.n <= pos:
+            start += 1
+        for s in ordered[start:] + ordered[:start]:
+            if self._needs_action(s):
+                return s
+        return None
+
+    def _begin_round(self, after: int) -> None:
+        self.to_act = self._next_after(after)
+        self.first_to_act = self.to_act
+        self.round_running = self.to_act is not None
+
+    def _able(self) -> int:
+        return sum(1 for s in self.order if self.can_act(s))
+
+    # ---- actions ---------------------------------------------------------------------------------
+
+    def _check_actor(self, seat: object) -> int:
+        if self.finished:
+            raise Rejected("the hand is over")
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise Rejected(f"field 'seat' must be a seat number, got {seat!r}")
+        if seat not in self.stacks:
+            raise Rejected(f"seat {seat} was not dealt in this hand")
+        if seat in self.folded:
+            raise Rejected(f"seat {seat} has folded")
+        if seat in self.all_in:
+            raise Rejected(f"seat {seat} is all in and has no action")
+        if self.to_act is None:
+            waiting = _NEXT.get(self.street, "showdown")
+            raise Rejected(f"no betting round is in progress (waiting for the {waiting})")
+        return seat
+
+    def _facing(self, seat: int) -> Facing:
+        reopen = self.profile.value("betting", "reopen")
+        restriction = self.restricted.get(seat)
+        can_raise = restriction is None and reopened_for(
+            reopen, self.acted_level.get(seat), self.last_full_level, self.current, self.min_raise
+        )
+        return Facing(
+            committed=self.round_in[seat],
+            stack=self.stacks[seat],
+            current=self.current,
+            min_raise=self.min_raise,
+            min_bet=self.setup.bb,
+            can_raise=can_raise,
+            restriction=restriction,
+        )
+
+    def action(self, ev: dict, line: int) -> list[dict]:
+        seat = self._check_actor(ev.get("seat"))
+        if seat != self.to_act:
+            return self._out_of_turn(seat, ev)
+        ruling = interpret(ev, self._facing(seat), self.profile)
+        out = self._ruling_lines(seat, ev, ruling)
+        if ruling.kind == "restricted":
+            self.restricted[seat] = "check_facing_bet"
+            return out
+        self._apply(seat, ruling)
+        return out + self._advance(seat)
+
+    def _ruling_lines(self, seat: int, ev: dict, ruling: Ruling) -> list[dict]:
+        if ruling.reason is None:
+            return []
+        section_key = ("betting", ruling.setting or "min_raise")
+        if ruling.kind == "restricted":
+            return [
+                {
+                    "type": "action_limited",
+                    "seat": seat,
+                    "options": ["call", "fold"],
+                    "reason": ruling.reason,
+                    "rule": self._rule(*section_key),
+                }
+            ]
+        return [
+            {
+                "type": "action_ruled",
+                "seat": seat,
+                "as": ruling.kind,
+                "to": ruling.to,
+                "all_in": ruling.all_in,
+                "entered": ev.get("action"),
+                "reason": ruling.reason,
+                "rule": self._rule(*section_key),
+            }
+        ]
+
+    def _apply(self, seat: int, ruling: Ruling) -> None:
+        chips = 0
+        if ruling.kind == "fold":
+            self.folded.add(seat)
+        else:
+            chips = self._put(seat, ruling.to - self.round_in[seat], bet=True)
+        self.acted.append((seat, ruling.kind, chips))
+        self.history.append(("action", seat, ruling.kind, ruling.to))
+        if ruling.kind in ("bet", "raise") and ruling.to > self.current:
+            increment = ruling.to - self.current
+            full = increment >= self.min_raise
+            if not full and ruling.all_in and self.profile.value("betting", "reopen") == "half_bet_is_full":
+                full = 2 * increment >= self.min_raise  # corner_pocket:Betting.M
+            if full:
+                if self.profile.value("betting", "min_raise") == "last_full":
+                    self.min_raise = increment
+                else:
+                    self.min_raise = max(self.min_raise, increment)
+                self.last_full_level = ruling.to
+            self.current = ruling.to
+            self.last_aggressor = seat
+        elif ruling.kind == "call":
+            self.last_caller = seat
+        self.acted_level[seat] = self.current
+        self.restricted.pop(seat, None)
+
+    def _advance(self, seat: int) -> list[dict]:
+        """Find who acts next; apply waiting out-of-turn actions that came due; close a finished round."""
+        out: list[dict] = []
+        while True:
+            self.to_act = self._next_after(seat)
+            if self.to_act is None:
+                return out + self._close_round()
+            nxt = self.to_act
+            if nxt not in self.pending:
+                return out
+            ev, level = self.pending.pop(nxt)
+            rule = self._rule("betting", "out_of_turn")
+            if self.current != level:
+                # The action changed (a bet or raise came in between): not binding. Cool Mule lets the
+                # player only call or fold (7.f); the others give back every option.
+                if self.profile.value("betting", "out_of_turn") == "first_offence_free":
+                    self.restricted[nxt] = "out_of_turn"
+                return out
+            try:
+                ruling = interpret(ev, self._facing(nxt), self.profile)
+            except Rejected:
+                return out  # no longer possible: the player acts afresh
+            if ruling.kind == "restricted":
+                self.restricted[nxt] = "check_facing_bet"
+                return out
+            out.append(
+                {
+                    "type": "action_ruled",
+                    "seat": nxt,
+                    "as": ruling.kind,
+                    "to": ruling.to,
+                    "all_in": ruling.all_in,
+                    "entered": ev.get("action"),
+                    "reason": "out_of_turn_binding",
+                    "rule": rule,
+                }
+            )
+            self._apply(nxt, ruling)
+            seat = nxt
+
+    def _out_of_turn(self, seat: int, ev: dict) -> list[dict]:
+        if seat in self.pending:
+            raise Rejected(f"seat {seat} already has an out-of-turn action waiting for its turn")
+        ruling = interpret(ev, self._facing(seat), self.profile)  # rejects what could never be done
+        mode = self.profile.value("betting", "out_of_turn")
+        out: list[dict] = [
+            {"type": "out_of_turn", "seat": seat, "expected": self.to_act, "rule": self._rule("betting", "out_of_turn")}
+        ]
+        if ruling.kind == "fold":
+            out[0]["binding"] = True
+            out[0]["rule"] = self._rule("betting", "out_of_turn_fold")
+            self.folded.add(seat)
+            self.offences.add(seat)
+            return out + self._recheck()
+        if mode == "first_offence_free" and seat not in self.offences:
+            self.offences.add(seat)
+            out[0]["binding"] = False  # cool_mule:7.d: not binding on the first offence
+            return out
+        self.offences.add(seat)
+        if mode == "lose_chips":
+            # corner_pocket:General Rules.D: the chips put out of turn are lost to the pot; the player
+            # still acts in turn.
+            lost = 0 if ruling.kind in ("check", "restricted") else ruling.to - self.round_in[seat]
+            if lost:
+                stack = self.stacks[seat]
+                if stack is not None:
+                    self.stacks[seat] = stack - lost
+                    if stack - lost == 0:
+                        self.all_in.add(seat)
+                self.dead += lost
+            out[0]["binding"] = False
+            out[0]["chips_lost"] = lost
+            return out + (self._recheck() if lost else [])
+        self.pending[seat] = (dict(ev), self.current)
+        out[0]["binding"] = True
+        return out
+
+    def _recheck(self) -> list[dict]:
+        """After a change outside the turn order (an out-of-turn fold, a killed hand): is the round over?"""
+        if self.to_act is None or self._needs_action(self.to_act):
+            return []
+        return self._advance(self.to_act)
+
+    def kill(self, seat: int, reason: str) -> list[dict]:
+        """The engine declared this seat's hand dead: fold it wherever the action is."""
+        if self.finished or seat not in self.stacks or seat in self.folded:
+            return []
+        if seat == self.to_act:
+            self.folded.add(seat)
+            self.acted_level[seat] = self.current
+            return self._advance(seat)
+        self.folded.add(seat)
+        self.pending.pop(seat, None)
+        if self.round_running:
+            return self._recheck()
+        return []
+
+    # ---- end of a betting round ------------------------------------------------------------------
+
+    def _return_uncalled(self) -> list[dict]:
+        back = uncalled(self.total)
+        if back is None:
+            return []
+        seat, chips = back
+        self.total[seat] -= chips
+        self.round_in[seat] = max(self.round_in[seat] - chips, 0)
+        stack = self.stacks[seat]
+        if stack is not None:
+            self.stacks[seat] = stack + chips
+            if stack + chips > 0:
+                self.all_in.discard(seat)
+        return [
+            {"type": "uncalled_returned", "seat": seat, "amount": chips, "rule": self._rule("betting", "uncalled_bet")}
+        ]
+
+    def _pots_line(self) -> dict:
+        return {
+            "type": "pots",
+            "street": self.street,
+            "pots": [p.as_dict() for p in self.pots()],
+            "rule": self._rule("showdown", "side_pots"),
+        }
+
+    def _close_round(self) -> list[dict]:
+        ran = self.round_running
+        self.round_running = False
+        self.to_act = None
+        out = self._return_uncalled()
+        if ran or out:
+            out.append(self._pots_line())
+        if len(self.live) < 2:
+            return out
+        if self.street == "river":
+            self.street = "showdown"
+            if ran and self._able() >= 1:
+                out.append(self._show_order_line())
+        return out
+
+    def _show_order_line(self) -> dict:
+        first = first_to_show(
+            self.profile.value("showdown", "order"),
+            self.profile.value("showdown", "order_no_bet"),
+            self.live,
+            self.button,
+            self.setup.sb_seat,
+            self.n,
+            self.last_aggressor,
+            self.last_caller,
+            self.first_to_act,
+        )
+        key = "order" if self.last_aggressor is not None else "order_no_bet"
+        return {"type": "show_order", "first": first, "rule": self._rule("showdown", key)}
+
+    # ---- the board -------------------------------------------------------------------------------
+
+    def _taken(self) -> dict[str, str]:
+        taken = {c: "the board" for c in self.board_cards}
+        for seat, cards in self.shown.items():
+            for c in cards:
+                taken[c] = f"seat {seat}'s hand"
+        return taken
+
+    def burn(self, line: int) -> list[dict]:
+        if self.finished:
+            raise Rejected("the hand is over")
+        self.burns += 1
+        return []
+
+    def board(self, ev: dict, line: int) -> list[dict]:
+        if self.finished:
+            raise Rejected("the hand is over")
+        cards = ev.get("cards")
+        if not isinstance(cards, list) or not cards:
+            raise Rejected("field 'cards' must be a non-empty list of card codes")
+        check_cards(cards, len(cards), "field 'cards'", self._taken())
+        if len(self.live) < 2:
+            raise Rejected(f"no board is dealt: only seat {self.live[0]} holds a hand")
+        if self.street in ("river", "showdown"):
+            raise Rejected("all five board cards are already out")
+        target = _NEXT[self.street]
+        if self.to_act is not None:
+            return self._premature(target)
+        count = len(cards)
+        if target == "flop":
+            if count >= 4:
+                return self._redeal("flop", self.profile.value("board", "four_card_flop"), ("board", "four_card_flop"))
+            if count != 3:
+                raise Rejected(f"a flop is 3 cards, got {count}")
+        elif target == "turn":
+            if count > 2:
+                raise Rejected(f"a turn is 1 card, got {count}")
+        elif count != 1:
+            raise Rejected(f"a river is 1 card, got {count}")
+        out = self._burn_check(target)
+        if target == "turn" and count == 2:
+            # The turn and the river together: the turn stands; the river came early.
+            out += self._deal_street("turn", cards[:1])
+            if self.to_act is not None:
+                return out + self._premature("river")
+            out += self._burn_check("river")
+            return out + self._deal_street("river", cards[1:])
+        return out + self._deal_street(target, cards)
+
+    def _burn_check(self, street: str) -> list[dict]:
+        out = []
+        if self.burns == 0 and street not in self.no_burn_next:
+            out.append({"type": "burn_missing", "street": street, "rule": self._rule("board", "missing_burn")})
+        self.no_burn_next.discard(street)
+        self.burns = 0
+        return out
+
+    def _deal_street(self, street: str, cards: list[str]) -> list[dict]:
+        self.board_cards.extend(cards)
+        self.history.append(("board", list(cards)))
+        self.street = street
+        self._reset_round()
+        if self._able() >= 2:
+            self._begin_round(after=self.button)
+        if self.to_act is None and street == "river":
+            self.street = "showdown"  # nobody can bet: cards are tabled, no showdown order
+        return []
+
+    def _premature(self, street: str) -> list[dict]:
+        key = {"flop": "premature_flop", "turn": "premature_turn", "river": "premature_river"}[street]
+        return self._redeal(street, self.profile.value("board", key), ("board", key))
+
+    def _redeal(self, street: str, procedure: str, setting: tuple[str, str]) -> list[dict]:
+        if procedure == "next_card_then_reshuffle":
+            self.no_burn_next.add("river")  # the turn is burned and dealt as usual, the river is not burned
+        else:
+            self.no_burn_next.add(street)
+        self.burns = 0
+        return [{"type": "board_redeal", "street": street, "procedure": procedure, "rule": self._rule(*setting)}]
+
+    # ---- showdown --------------------------------------------------------------------------------
+
+    def _betting_over(self) -> bool:
+        return self.to_act is None
+
+    def show(self, ev: dict, line: int) -> list[dict]:
+        if self.finished:
+            raise Rejected("the hand is over")
+        seat = ev.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat not in self.stacks:
+            raise Rejected(f"seat {seat!r} was not dealt in this hand")
+        if seat in self.folded:
+            raise Rejected(f"seat {seat} has folded or mucked; its cards cannot win")
+        if seat in self.shown:
+            raise Rejected(f"seat {seat} has already tabled {' '.join(self.shown[seat])}")
+        if not self._betting_over():
+            raise Rejected(f"betting is still in progress (seat {self.to_act} to act): cards are tabled at showdown")
+        self.shown[seat] = check_cards(ev.get("cards"), 2, f"seat {seat}'s hole cards", self._taken())
+        self.history.append(("show", seat, list(self.shown[seat])))
+        return []
+
+    def muck(self, ev: dict, line: int) -> list[dict]:
+        seat = ev.get("seat")
+        if not self._betting_over():
+            return self.action({"seat": seat, "action": "fold"}, line)
+        if self.finished:
+            raise Rejected("the hand is over")
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat not in self.stacks:
+            raise Rejected(f"seat {seat!r} was not dealt in this hand")
+        if seat in self.folded:
+            raise Rejected(f"seat {seat} has already folded or mucked")
+        if seat in self.shown:
+            raise Rejected(f"seat {seat} has tabled its hand; a tabled hand is read, not mucked")
+        self.folded.add(seat)
+        self.history.append(("muck", seat))
+        return []
+
+    def finish(self, line: int) -> list[dict]:
+        """`hand_end`: return any uncalled bet and award every pot, each on its own."""
+        if self.finished:
+            raise Rejected("the hand is already over")
+        out: list[dict] = []
+        if self.round_running:
+            self.round_running = False
+            self.to_act = None
+        out += self._return_uncalled()
+        pots = self.pots()
+        results = award_pots(
+            pots, self.shown, self.board_cards, self.button, self.n, self.profile.value("showdown", "odd_chips")
+        )
+        for result in results:
+            if isinstance(result, Award):
+                for seat, chips in result.shares.items():
+                    stack = self.stacks[seat]
+                    if stack is not None:
+                        self.stacks[seat] = stack + chips
+                out.append(result.line(self._award_rule(result, len(pots))))
+            else:
+                self.unawarded += result.amount
+                out.append(result.line(self._rule("showdown", "show_both_to_win")))
+        for s in self.total:
+            self.total[s] = 0
+        self.dead = 0
+        self.finished = True
+        self.street = "showdown"
+        self.to_act = None
+        return out
+
+    def _award_rule(self, award: Award, pots: int) -> str:
+        if award.odd_chips:
+            return self._rule("showdown", "odd_chips")
+        if award.hand is None:
+            return self._rule("showdown", "show_both_to_win")  # uncontested: nothing needs showing
+        if pots > 1:
+            return self._rule("showdown", "side_pots")
+        return self._rule("showdown", "cards_speak")

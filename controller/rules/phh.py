@@ -1,0 +1,332 @@
+"""PHH (Poker Hand History, https://github.com/uoftcprg/phh-std) for No-Limit Hold'em: read a hand, turn it
+into protocol input lines, replay it through the rules engine and compare the final stacks with the
+file's `finishing_stacks`; and write the hands a table played as PHH files.
+
+Seat mapping: player pK sits in seat K of a table with as many seats as players. PHH orders players
+from the small blind: p1 = small blind, p2 = big blind, ..., last = button; heads-up the blinds are
+reversed (p1 = big blind, p2 = button and small blind), so the button is the last seat either way
+except heads-up, where it is seat 2.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.rules.errors import Rejected
+from controller.rules.hand_play import HandPlay, HandSetup
+from controller.rules.profile import Profile, load_profile
+
+
+class PhhError(ValueError):
+    """A PHH file this replay cannot use: names the file and the problem."""
+
+
+@dataclass
+class PhhHand:
+    path: str
+    players: list[str]
+    starting: list[int | None]  # None: unknown (`inf`)
+    finishing: list[int | float] | None
+    antes: list[int]
+    blinds: list[int]
+    min_bet: int
+    actions: list[str]
+    number: int | None = None
+
+
+def _whole(value: Any, where: str) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PhhError(f"{where}: expected a number, got {value!r}")
+    if isinstance(value, float):
+        if math.isinf(value):
+            return None
+        if not value.is_integer():
+            raise PhhError(f"{where}: {value} is not a whole number of chips")
+        value = int(value)
+    return value
+
+
+def parse(data: dict, path: str) -> PhhHand:
+    """Check the fields a No-Limit Hold'em replay needs; PhhError says which is wrong."""
+    variant = data.get("variant")
+    if variant != "NT":
+        raise PhhError(f"{path}: variant {variant!r} is not No-Limit Texas Hold'em ('NT')")
+    for key in ("antes", "blinds_or_straddles", "starting_stacks", "actions"):
+        if not isinstance(data.get(key), list):
+            raise PhhError(f"{path}: field '{key}' is missing or not an array")
+    n = len(data["starting_stacks"])
+    if n < 2:
+        raise PhhError(f"{path}: a hand needs at least 2 players, got {n}")
+    for key in ("antes", "blinds_or_straddles"):
+        if len(data[key]) != n:
+            raise PhhError(f"{path}: field '{key}' has {len(data[key])} entries for {n} players")
+    starting = [_whole(v, f"{path}: starting_stacks[{i}]") for i, v in enumerate(data["starting_stacks"])]
+    antes = [_whole(v, f"{path}: antes[{i}]") or 0 for i, v in enumerate(data["antes"])]
+    blinds = [_whole(v, f"{path}: blinds_or_straddles[{i}]") or 0 for i, v in enumerate(data["blinds_or_straddles"])]
+    if any(blinds[2:]):
+        raise PhhError(f"{path}: straddles are not supported (blinds_or_straddles = {data['blinds_or_straddles']})")
+    finishing = data.get("finishing_stacks")
+    if finishing is not None and (not isinstance(finishing, list) or len(finishing) != n):
+        raise PhhError(f"{path}: field 'finishing_stacks' must list {n} stacks")
+    players = data.get("players") or [f"p{i + 1}" for i in range(n)]
+    if len(players) != n:
+        raise PhhError(f"{path}: field 'players' has {len(players)} names for {n} players")
+    min_bet = _whole(data.get("min_bet", blinds[1]), f"{path}: min_bet") or blinds[1]
+    actions = data["actions"]
+    if not all(isinstance(a, str) for a in actions):
+        raise PhhError(f"{path}: field 'actions' must be strings")
+    number = data.get("hand") if isinstance(data.get("hand"), int) else None
+    return PhhHand(path, [str(p) for p in players], starting, finishing, antes, blinds, min_bet, actions, number)
+
+
+def load(path: str | Path) -> PhhHand:
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PhhError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise PhhError(f"{path}: not valid TOML: {exc}") from None
+    return parse(data, str(path))
+
+
+def button_seat(n: int) -> int:
+    return 2 if n == 2 else n
+
+
+def _effective(values: list[int]) -> list[int]:
+    """Per-player forced bets as paid: PHH reverses them heads-up."""
+    return list(reversed(values)) if len(values) == 2 else list(values)
+
+
+def _split_cards(text: str, where: str) -> list[str]:
+    if len(text) % 2:
+        raise PhhError(f"{where}: cannot read cards {text!r}")
+    return [text[i : i + 2] for i in range(0, len(text), 2)]
+
+
+def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
+    """The protocol input lines of one PHH hand, from `table` to `hand_end`."""
+    n = len(hand.players)
+    sb, bb = hand.blinds[0], hand.blinds[1]
+    antes = _effective(hand.antes)
+    bb_index = 0 if n == 2 else 1
+    level: dict[str, Any] = {"type": "level", "sb": sb, "bb": bb, "ante": 0}
+    if any(antes):
+        if len(set(antes)) == 1:
+            level["ante"] = antes[0]
+        elif [i for i, a in enumerate(antes) if a] == [bb_index]:
+            level["ante"] = antes[bb_index]
+            level["big_blind_ante"] = True
+        else:
+            raise PhhError(f"{hand.path}: antes {hand.antes} are neither uniform nor a big-blind ante")
+    lines: list[dict] = [{"type": "table", "seats": n, "profile": profile}]
+    for i, name in enumerate(hand.players):
+        line: dict[str, Any] = {"type": "seat", "seat": i + 1, "player": name, "moved": True}
+        if hand.starting[i] is not None:
+            line["stack"] = hand.starting[i]
+        lines.append(line)
+    lines += [level, {"type": "button", "seat": button_seat(n)}, {"type": "hand_start"}]
+    lines += [{"type": "deal", "seat": s} for _ in range(2) for s in range(1, n + 1)]
+
+    # Follow the bets just enough to name each action as the protocol does (check or call, bet or raise).
+    stacks = [s if s is not None else math.inf for s in hand.starting]
+    street_in = [0] * n
+    paying = antes
+    for i in range(n):
+        stacks[i] -= min(paying[i], stacks[i])
+    posts = _effective(hand.blinds)
+    for i in range(n):
+        post = min(posts[i], stacks[i])
+        stacks[i] -= post
+        street_in[i] = post
+    current = max(bb, max(street_in))
+    for k, text in enumerate(hand.actions):
+        where = f"{hand.path}: actions[{k}] {text!r}"
+        words = text.split("#", 1)[0].split()
+        if not words:
+            continue
+        if words[0] == "d":
+            if len(words) >= 3 and words[1] == "db":
+                lines += [{"type": "burn"}, {"type": "board", "cards": _split_cards(words[2], where)}]
+                street_in = [0] * n
+                current = 0
+            elif len(words) >= 3 and words[1] == "dh":
+                continue  # hole cards go face down: the protocol's deal lines above
+            else:
+                raise PhhError(f"{where}: unknown dealer action")
+            continue
+        if not (words[0].startswith("p") and words[0][1:].isdigit()):
+            raise PhhError(f"{where}: unknown actor {words[0]!r}")
+        p = int(words[0][1:]) - 1
+        if not 0 <= p < n:
+            raise PhhError(f"{where}: there is no player {words[0]}")
+        seat = p + 1
+        verb = words[1] if len(words) > 1 else ""
+        if verb == "f":
+            lines.append({"type": "action", "seat": seat, "action": "fold"})
+        elif verb == "cc":
+            if current > street_in[p]:
+                pay = min(current - street_in[p], stacks[p])
+                stacks[p] -= pay
+                street_in[p] += pay
+                lines.append({"type": "action", "seat": seat, "action": "call"})
+            else:
+                lines.append({"type": "action", "seat": seat, "action": "check"})
+        elif verb == "cbr":
+            if len(words) < 3:
+                raise PhhError(f"{where}: 'cbr' needs an amount")
+            to = _whole(float(words[2]) if "." in words[2] else int(words[2]), where)
+            assert to is not None
+            pay = to - street_in[p]
+            if pay > stacks[p]:
+                raise PhhError(f"{where}: {words[0]} bets {to} with only {stacks[p] + street_in[p]}")
+            kind = "allin" if pay == stacks[p] else ("bet" if current == 0 else "raise")
+            lines.append({"type": "action", "seat": seat, "action": kind, "to": to})
+            stacks[p] -= pay
+            street_in[p] = to
+            current = max(current, to)
+        elif verb == "sm":
+            cards = words[2] if len(words) > 2 else ""
+            if cards and "?" not in cards:
+                lines.append({"type": "show", "seat": seat, "cards": _split_cards(cards, where)})
+            else:
+                lines.append({"type": "muck", "seat": seat})
+        else:
+            raise PhhError(f"{where}: unknown player action {verb!r}")
+    lines.append({"type": "hand_end"})
+    return lines
+
+
+class DirectTable:
+    """The smallest table that can play PHH lines through `HandPlay`: one seat per player, the button and
+    level as given, no deal monitor. Used for the benchmark and whenever the full engine is absent."""
+
+    def __init__(self, profile: Profile, seats: int):
+        self.profile = profile
+        self.seats = seats
+        self._stacks: dict[int, int | None] = {}
+        self.level = {"sb": 0, "bb": 0, "ante": 0, "big_blind_ante": False}
+        self.button = seats
+        self.hand: HandPlay | None = None
+        self.number = 0
+
+    def stacks(self) -> dict[int, int | None]:
+        return dict(self._stacks)
+
+    def feed(self, ev: dict, line_no: int) -> list[dict]:
+        try:
+            return self._feed(ev, line_no)
+        except Rejected as exc:
+            return [{"type": "error", "line": line_no, "message": str(exc)}]
+
+    def _feed(self, ev: dict, line_no: int) -> list[dict]:
+        kind = ev.get("type")
+        hand = self.hand
+        if kind == "table":
+            self.seats = ev["seats"]
+        elif kind == "seat":
+            self._stacks[ev["seat"]] = ev.get("stack")
+        elif kind == "level":
+            self.level = {
+                "sb": ev["sb"], "bb": ev["bb"], "ante": ev.get("ante", 0),
+                "big_blind_ante": bool(ev.get("big_blind_ante", False)),
+            }
+        elif kind == "button":
+            self.button = ev["seat"]
+        elif kind == "hand_start":
+            self.number += 1
+            seated = sorted(s for s, v in self._stacks.items() if v is None or v > 0)
+            order = sorted(seated, key=lambda s: (s - self.button - 1) % self.seats)
+            heads_up = len(order) == 2
+            sb_seat, bb_seat = (self.button, order[0]) if heads_up else (order[0], order[1])
+            self.hand = HandPlay(
+                self.profile,
+                HandSetup(
+                    number=self.number, button=self.button, sb_seat=sb_seat, bb_seat=bb_seat,
+                    dealt_in=order, stacks={s: self._stacks[s] for s in order},
+                    sb=self.level["sb"], bb=self.level["bb"], ante=self.level["ante"], seats=self.seats,
+                    heads_up=heads_up, big_blind_ante=self.level["big_blind_ante"],
+                ),
+            )
+        elif kind == "deal":
+            pass
+        elif hand is None:
+            raise Rejected(f"'{kind}' before hand_start")
+        elif kind == "action":
+            return hand.action(ev, line_no)
+        elif kind == "burn":
+            return hand.burn(line_no)
+        elif kind == "board":
+            return hand.board(ev, line_no)
+        elif kind == "show":
+            return hand.show(ev, line_no)
+        elif kind == "muck":
+            return hand.muck(ev, line_no)
+        elif kind == "hand_end":
+            out = hand.finish(line_no)
+            self._stacks.update(hand.stacks)
+            self.hand = None
+            return out
+        else:
+            raise Rejected(f"unknown line type {kind!r}")
+        return []
+
+
+def make_table(profile: Profile, seats: int, engine: str = "auto") -> Any:
+    """The full table engine when it is present (`engine="auto"` or `"engine"`), else `DirectTable`."""
+    if engine in ("auto", "engine"):
+        try:
+            from controller.rules.engine import TableEngine  # type: ignore[import-not-found]
+        except ModuleNotFoundError as exc:
+            if engine == "engine" or exc.name != "controller.rules.engine":
+                raise
+        else:
+            return TableEngine(profile, seats)
+    return DirectTable(profile, seats)
+
+
+@dataclass
+class ReplayResult:
+    path: str
+    final_stacks: list[int | None]
+    finishing_stacks: list[int | float] | None
+    match: bool
+    fractional: bool = False  # the file's finishing stacks split a chip (not whole numbers)
+    errors: list[str] = field(default_factory=list)
+    outputs: list[dict] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {
+            "file": self.path,
+            "final_stacks": self.final_stacks,
+            "finishing_stacks": self.finishing_stacks,
+            "match": self.match,
+        }
+
+
+def replay(hand: PhhHand, profile_name: str = "bluff_street", engine: str = "auto", keep: bool = False) -> ReplayResult:
+    """Drive one hand through the engine; compare the final stacks with the file's."""
+    lines = to_lines(hand, profile_name)
+    n = len(hand.players)
+    table = make_table(load_profile(profile_name), n, engine)
+    errors: list[str] = []
+    outputs: list[dict] = []
+    for i, line in enumerate(lines, start=1):
+        out = table.feed(line, i)
+        for o in out:
+            if o.get("type") == "error":
+                errors.append(f"line {i} {line.get('type')}: {o.get('message')}")
+        if keep:
+            outputs.extend(out)
+    stacks = table.stacks()
+    final = [stacks.get(s) for s in range(1, n + 1)]
+    finishing = hand.finishing
+    fractional = finishing is not None and any(isinstance(v, float) and not v.is_integer() for v in finishing)
+    match = finishing is not None and not errors and all(
+        f is not None and float(f) == float(e) for f, e in zip(final, finishing, strict=True)
+    )
+    return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs)

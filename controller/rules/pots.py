@@ -1,0 +1,99 @@
+"""Main and side pots from what each seat put in, and how a pot splits between winners.
+
+Pure arithmetic on whole chips: every chip put in is in exactly one pot, every chip of a pot goes to
+exactly one winner, so chips are conserved by construction (the property tests check it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Pot:
+    amount: int
+    eligible: tuple[int, ...]  # seats that can win it, in clockwise order from the button's left
+
+    def as_dict(self) -> dict:
+        return {"amount": self.amount, "eligible": list(self.eligible)}
+
+
+def uncalled(contributed: dict[int, int]) -> tuple[int, int] | None:
+    """(seat, chips) of the part of the largest contribution that nobody matched, or None.
+
+    Whoever put in more than every other seat cannot win those extra chips from anyone: they go back.
+    """
+    if len(contributed) < 2:
+        return None
+    top_seat, top = None, -1
+    second = -1
+    for seat, chips in contributed.items():
+        if chips > top:
+            second = top
+            top_seat, top = seat, chips
+        elif chips > second:
+            second = chips
+    if top_seat is None or top <= second:
+        return None
+    return top_seat, top - max(second, 0)
+
+
+def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> list[Pot]:
+    """Main pot first, then side pots. `contributed` covers every seat that put chips in (folded ones too);
+    `live` lists the seats still holding a hand, in clockwise order; `dead` chips (forfeited, not owned by a
+    bet) go to the main pot. A layer above the smallest live contribution is a side pot among the live
+    seats that reached it; chips of folded seats fill the layers they reach.
+    """
+    levels = sorted({contributed.get(s, 0) for s in live})
+    pots: list[Pot] = []
+    previous = 0
+    for level in levels:
+        if level <= previous:
+            continue
+        amount = 0
+        for chips in contributed.values():
+            if chips > previous:
+                amount += min(chips, level) - previous
+        eligible = tuple(s for s in live if contributed.get(s, 0) >= level)
+        pots.append(Pot(amount, eligible))
+        previous = level
+    # Chips of folded seats above every live level (rare: a folded seat out-bet the live ones and the
+    # excess was matched by another folded seat) belong to the last pot.
+    extra = sum(chips - previous for chips in contributed.values() if chips > previous)
+    if not pots:
+        if extra or dead:
+            pots.append(Pot(extra + dead, tuple(live)))
+        return pots
+    if extra:
+        last = pots[-1]
+        pots[-1] = Pot(last.amount + extra, last.eligible)
+    if dead:
+        pots[0] = Pot(pots[0].amount + dead, pots[0].eligible)
+    return [p for p in pots if p.amount > 0]
+
+
+def clockwise_from_button(seats: list[int] | tuple[int, ...], button: int, table_size: int) -> list[int]:
+    """`seats` ordered clockwise starting with the first seat left of the button."""
+    return sorted(seats, key=lambda s: (s - button - 1) % table_size)
+
+
+def split(amount: int, winners: list[int], button: int, table_size: int, odd_rule: str) -> tuple[dict[int, int], dict[int, int]]:
+    """Shares of one pot and the odd chips inside them.
+
+    Every winner gets `amount // len(winners)`; the chips left over go to the first winner left of the
+    button (`first_left_of_button`) or one each clockwise from the button's left
+    (`one_each_from_left_of_button`). Returns (shares, odd chips per seat).
+    """
+    order = clockwise_from_button(winners, button, table_size)
+    base, odd = divmod(amount, len(order))
+    shares = {s: base for s in order}
+    odd_chips: dict[int, int] = {}
+    if odd:
+        if odd_rule == "one_each_from_left_of_button":
+            for s in order[:odd]:
+                odd_chips[s] = 1
+        else:
+            odd_chips[order[0]] = odd
+        for s, n in odd_chips.items():
+            shares[s] += n
+    return shares, odd_chips

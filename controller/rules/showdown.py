@@ -1,0 +1,167 @@
+"""Showdown: who tables first, which tabled hand wins each pot (cards speak, via treys), and the award.
+
+treys happily evaluates duplicate cards or a wrong number of them, so every card is checked here
+before it is handed to treys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from controller.rules.cards import card_problem
+from controller.rules.errors import Rejected
+from controller.rules.pots import Pot, clockwise_from_button, split
+
+
+@lru_cache(maxsize=1)
+def _evaluator():
+    from treys import Evaluator  # imported on first showdown: building its tables takes a moment
+
+    return Evaluator()
+
+
+@lru_cache(maxsize=64)
+def _treys_card(code: str) -> int:
+    from treys import Card
+
+    return Card.new(code)
+
+
+def check_cards(cards: object, count: int, what: str, taken: dict[str, str]) -> list[str]:
+    """The card codes in `cards`, or Rejected: not a list of `count` distinct codes, or a code already
+    used elsewhere in this hand (`taken` maps card -> where it is, e.g. "the board", "seat 3")."""
+    if not isinstance(cards, list) or len(cards) != count:
+        raise Rejected(f"{what} must be a list of {count} cards, got {cards!r}")
+    for card in cards:
+        problem = card_problem(card)
+        if problem:
+            raise Rejected(f"{what}: {problem}")
+    if len(set(cards)) != len(cards):
+        raise Rejected(f"{what} lists the same card twice: {cards}")
+    for card in cards:
+        if card in taken:
+            raise Rejected(f"{what}: {card} is already in {taken[card]}")
+    return list(cards)
+
+
+def hand_value(hole: list[str], board: list[str]) -> tuple[int, str]:
+    """(rank, name): lower rank is better (treys' scale, 1 = royal flush); name like "Full House"."""
+    ev = _evaluator()
+    rank = ev.evaluate([_treys_card(c) for c in board], [_treys_card(c) for c in hole])
+    return rank, ev.class_to_string(ev.get_rank_class(rank))
+
+
+def first_to_show(
+    order_rule: str,
+    no_bet_rule: str,
+    live: list[int],
+    button: int,
+    sb_seat: int | None,
+    table_size: int,
+    last_aggressor: int | None,
+    last_caller: int | None,
+    first_to_act: int | None,
+) -> int:
+    """The seat that must table first after the final betting round.
+
+    With a bet on the final round: the last aggressor (`last_aggressor`), or for Cool Mule the first live
+    seat left of the last caller. Checked through: the first live seat left of the button, the first live
+    seat from the small-blind position clockwise, or the seat that was first to act on that round.
+    """
+    ordered = clockwise_from_button(live, button, table_size)
+    if last_aggressor is not None and last_aggressor in live:
+        if order_rule == "left_of_last_caller" and last_caller is not None:
+            return _first_clockwise_after(live, last_caller, table_size)
+        return last_aggressor
+    if no_bet_rule == "small_blind":
+        start = sb_seat if sb_seat is not None else (button % table_size) + 1
+        return min(live, key=lambda s: (s - start) % table_size)
+    if no_bet_rule == "earliest_position" and first_to_act in live:
+        return first_to_act  # type: ignore[return-value]
+    return ordered[0]
+
+
+def _first_clockwise_after(live: list[int], seat: int, table_size: int) -> int:
+    return min(live, key=lambda s: (s - seat - 1) % table_size)
+
+
+@dataclass(frozen=True, slots=True)
+class Award:
+    pot: int
+    amount: int
+    winners: list[int]
+    shares: dict[int, int]
+    odd_chips: dict[int, int]
+    hand: str | None  # name of the winning hand, None when uncontested
+
+    def line(self, rule: str) -> dict:
+        return {
+            "type": "award",
+            "pot": self.pot,
+            "amount": self.amount,
+            "winners": self.winners,
+            "shares": {str(s): n for s, n in self.shares.items()},
+            "odd_chips_to": next(iter(self.odd_chips), None),
+            "odd_chips": {str(s): n for s, n in self.odd_chips.items()},
+            "hand": self.hand,
+            "rule": rule,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Unresolved:
+    pot: int
+    amount: int
+    eligible: list[int]
+    reason: str
+
+    def line(self, rule: str) -> dict:
+        return {
+            "type": "pot_unresolved",
+            "pot": self.pot,
+            "amount": self.amount,
+            "eligible": self.eligible,
+            "reason": self.reason,
+            "rule": rule,
+        }
+
+
+def award_pots(
+    pots: list[Pot],
+    shown: dict[int, list[str]],
+    board: list[str],
+    button: int,
+    table_size: int,
+    odd_rule: str,
+) -> list[Award | Unresolved]:
+    """Each pot on its own: an only claimant takes it unshown; otherwise the best tabled hand among the
+    eligible seats wins (both hole cards tabled), ties split with odd chips by `odd_rule`."""
+    values: dict[int, tuple[int, str]] = {}
+    results: list[Award | Unresolved] = []
+    for index, pot in enumerate(pots):
+        if len(pot.eligible) == 1:
+            seat = pot.eligible[0]
+            results.append(Award(index, pot.amount, [seat], {seat: pot.amount}, {}, None))
+            continue
+        contenders = [s for s in pot.eligible if s in shown]
+        if not contenders:
+            results.append(Unresolved(index, pot.amount, list(pot.eligible), "no eligible hand was tabled"))
+            continue
+        if len(board) != 5:
+            if len(contenders) == 1:
+                seat = contenders[0]
+                results.append(Award(index, pot.amount, [seat], {seat: pot.amount}, {}, None))
+            else:
+                results.append(
+                    Unresolved(index, pot.amount, list(pot.eligible), f"the board has {len(board)} cards, not 5")
+                )
+            continue
+        for s in contenders:
+            if s not in values:
+                values[s] = hand_value(shown[s], board)
+        best = min(values[s][0] for s in contenders)
+        winners = clockwise_from_button([s for s in contenders if values[s][0] == best], button, table_size)
+        shares, odd = split(pot.amount, winners, button, table_size, odd_rule)
+        results.append(Award(index, pot.amount, winners, shares, odd, values[winners[0]][1]))
+    return results
