@@ -127,7 +127,7 @@ def _v_seat(ev: dict, seats: int) -> None:
 
 def _v_leave(ev: dict, seats: int) -> None:
     _seat(ev, seats)
-    _choice(ev, "reason", LEAVE_REASONS, default="left")
+    ev["reason"] = _choice(ev, "reason", LEAVE_REASONS, default="left")
 
 
 def _v_seat_only(ev: dict, seats: int) -> None:
@@ -147,7 +147,7 @@ def _v_deal(ev: dict, seats: int) -> None:
 def _v_expose(ev: dict, seats: int) -> None:
     _seat(ev, seats)
     _card(ev)
-    _choice(ev, "by", EXPOSED_BY, default="dealer")
+    ev["by"] = _choice(ev, "by", EXPOSED_BY, default="dealer")
 
 
 def _v_boxed(ev: dict, seats: int) -> None:

@@ -1,0 +1,82 @@
+"""Small helpers for engine tests: build input lines, run them, pick output lines by type."""
+
+from __future__ import annotations
+
+import json
+
+from controller.rules.engine import TableEngine
+
+
+def table(profile: str, seats: int = 10) -> dict:
+    return {"type": "table", "seats": seats, "profile": profile}
+
+
+def seat(s: int, player: str | None = None, stack: int | None = None, moved: bool = False) -> dict:
+    line = {"type": "seat", "seat": s, "player": player or f"P{s}", "moved": moved}
+    if stack is not None:
+        line["stack"] = stack
+    return line
+
+
+def deal(s: int, card: str | None = None) -> dict:
+    return {"type": "deal", "seat": s, **({"card": card} if card else {})}
+
+
+def act(s: int, action: str, to: int | None = None, **extra) -> dict:
+    line = {"type": "action", "seat": s, "action": action, **extra}
+    if to is not None:
+        line["to"] = to
+    return line
+
+
+HAND_START = {"type": "hand_start"}
+HAND_END = {"type": "hand_end"}
+LEVEL = {"type": "level", "sb": 50, "bb": 100}
+
+
+def leave(s: int, reason: str = "eliminated") -> dict:
+    return {"type": "leave", "seat": s, "reason": reason}
+
+
+class Table:
+    """An engine plus everything it said, line by line."""
+
+    def __init__(
+        self,
+        profile: str = "bluff_street",
+        seats: int = 10,
+        players: list[int] | None = None,
+        stack: int | None = None,
+    ):
+        self.engine = TableEngine(profile, seats)
+        self.out: list[dict] = []
+        self.n = 0
+        self.feed(table(profile, seats))
+        for s in players or []:
+            self.feed(seat(s, stack=stack))
+        if players:
+            self.feed(LEVEL)
+
+    def feed(self, *lines: dict | str) -> list[dict]:
+        got: list[dict] = []
+        for line in lines:
+            self.n += 1
+            got.extend(self.engine.feed(line if isinstance(line, str) else json.dumps(line), self.n))
+        self.out.extend(got)
+        return got
+
+    def hand(self) -> dict:
+        lines = [o for o in self.feed(HAND_START) if o["type"] == "hand"]
+        assert lines, f"no hand line: {self.out[-3:]}"
+        return lines[-1]
+
+    def deal_all(self, hand: dict, rounds: int = 2) -> list[dict]:
+        got: list[dict] = []
+        for _ in range(rounds):
+            for s in hand["dealt_in"]:
+                got.extend(self.feed(deal(s)))
+        return got
+
+
+def of_type(lines: list[dict], kind: str) -> list[dict]:
+    return [line for line in lines if line["type"] == kind]
