@@ -1,0 +1,189 @@
+"""Frame sources: `open_frames(spec)` -> async iterator of (t_seconds, frame_bgr).
+
+Specs:
+  v4l2:/dev/video0    a camera through OpenCV (V4L2 backend); `v4l2:0` works too
+  picamera2:0         the Raspberry Pi camera through Picamera2 (only where it is installed)
+  video:path.mp4      a video file, paced at its own frame rate (`?fast` reads as fast as possible)
+  dir:path/           the images of a folder in name order (unreadable ones are skipped and logged)
+  sim:<seed>          the simulated camera playing a scripted deal, or pass a SimulatedCamera / callable
+
+Blocking reads run in a worker thread so the event loop keeps serving. A camera that stops
+delivering frames raises `FrameSourceError` naming the device; the caller (the service) reports
+the camera as degraded and carries on with its other sources.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger("smart_table.vision.sources")
+IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+class FrameSourceError(RuntimeError):
+    """A frame source that cannot open or stopped delivering; the message names it."""
+
+
+def open_frames(
+    spec, *, timeout_s: float = 5.0, fps: float | None = None
+) -> AsyncIterator[tuple[float, np.ndarray]]:
+    """Async iterator of (t_seconds since start, BGR frame) for a source spec (see module docstring)."""
+    if callable(spec) and not isinstance(spec, str):
+        return _callable_frames(spec, fps or 10.0)
+    if hasattr(spec, "frames") and not isinstance(spec, str):
+        return _guard(type(spec).__name__, spec.frames(fps=fps))
+    if not isinstance(spec, str) or ":" not in spec:
+        raise FrameSourceError(
+            f"frame source {spec!r}: expected v4l2:DEV, picamera2:N, video:FILE, dir:FOLDER or sim:SEED"
+        )
+    kind, _, arg = spec.partition(":")
+    if kind == "v4l2":
+        return _capture_frames(spec, int(arg) if arg.isdigit() else arg, timeout_s, live=True)
+    if kind == "video":
+        fast = arg.endswith("?fast")
+        path = arg.removesuffix("?fast")
+        if not Path(path).is_file():
+            raise FrameSourceError(f"video source {path}: no such file")
+        return _capture_frames(spec, path, timeout_s, live=False, paced=not fast)
+    if kind == "dir":
+        if not Path(arg).is_dir():
+            raise FrameSourceError(f"image folder {arg}: no such folder")
+        return _dir_frames(Path(arg), fps)
+    if kind == "picamera2":
+        return _picamera2_frames(spec, int(arg or 0), timeout_s)
+    if kind == "sim":
+        try:
+            seed = int(arg or 0)
+        except ValueError as exc:
+            raise FrameSourceError(f"sim source {spec!r}: seed must be an integer") from exc
+        return _sim_frames(seed, fps or 10.0)
+    raise FrameSourceError(f"frame source {spec!r}: unknown kind {kind!r}")
+
+
+async def _capture_frames(spec: str, target, timeout_s: float, live: bool, paced: bool = True):
+    import cv2
+
+    cap = await asyncio.to_thread(cv2.VideoCapture, target, cv2.CAP_V4L2 if live else cv2.CAP_ANY)
+    if not cap.isOpened():
+        cap.release()
+        raise FrameSourceError(f"{spec}: cannot open")
+    period = 0.0
+    if not live and paced:
+        fps = cap.get(cv2.CAP_PROP_FPS)
+        period = 1.0 / fps if fps and fps > 0 else 0.0
+    t0 = time.monotonic()
+    n = 0
+    try:
+        while True:
+            try:
+                ok, frame = await asyncio.wait_for(asyncio.to_thread(cap.read), timeout_s)
+            except TimeoutError as exc:
+                raise FrameSourceError(f"{spec}: no frame for {timeout_s:.1f} s (camera stopped?)") from exc
+            if not ok or frame is None:
+                if live:
+                    raise FrameSourceError(f"{spec}: camera stopped delivering frames after {n} frames")
+                return  # end of the video
+            t = (n * period) if (not live and period) else time.monotonic() - t0
+            yield t, frame
+            n += 1
+            if period:
+                await asyncio.sleep(max(0.0, t0 + n * period - time.monotonic()))
+    finally:
+        cap.release()
+
+
+async def _dir_frames(folder: Path, fps: float | None):
+    import cv2
+
+    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTS)
+    if not files:
+        raise FrameSourceError(f"image folder {folder}: no images")
+    period = 1.0 / fps if fps else 0.0
+    n = 0
+    for f in files:
+        frame = await asyncio.to_thread(cv2.imread, str(f), cv2.IMREAD_COLOR)
+        if frame is None:
+            log.warning("event=frame_unreadable source=dir file=%s", f)
+            continue
+        yield n * (period or 0.1), frame
+        n += 1
+        if period:
+            await asyncio.sleep(period)
+
+
+async def _picamera2_frames(spec: str, index: int, timeout_s: float):
+    try:
+        from picamera2 import Picamera2  # type: ignore[import-not-found]
+    except ImportError as exc:
+        raise FrameSourceError(f"{spec}: Picamera2 is not installed on this machine") from exc
+    try:
+        cam = Picamera2(index)
+        cam.configure(cam.create_video_configuration(main={"format": "BGR888", "size": (1920, 1080)}))
+        cam.start()
+    except Exception as exc:  # the library raises many kinds; all mean "no camera"
+        raise FrameSourceError(f"{spec}: cannot open ({exc})") from exc
+    t0 = time.monotonic()
+    try:
+        while True:
+            try:
+                frame = await asyncio.wait_for(asyncio.to_thread(cam.capture_array), timeout_s)
+            except TimeoutError as exc:
+                raise FrameSourceError(f"{spec}: no frame for {timeout_s:.1f} s (camera stopped?)") from exc
+            yield time.monotonic() - t0, frame
+    finally:
+        cam.stop()
+
+
+async def _guard(name: str, frames):
+    """Re-raise whatever a source object raises as FrameSourceError naming it."""
+    try:
+        async for item in frames:
+            yield item
+    except FrameSourceError:
+        raise
+    except Exception as exc:
+        raise FrameSourceError(f"{name}: {exc}") from exc
+
+
+async def _callable_frames(fn: Callable[[], np.ndarray | tuple], fps: float):
+    period = 1.0 / fps
+    t0 = time.monotonic()
+    n = 0
+    while True:
+        try:
+            out = await asyncio.to_thread(fn)
+        except Exception as exc:
+            raise FrameSourceError(f"frame source {getattr(fn, '__name__', fn)!r} failed: {exc}") from exc
+        if out is None:
+            return
+        frame = out[0] if isinstance(out, tuple) else out
+        yield time.monotonic() - t0, frame
+        n += 1
+        await asyncio.sleep(max(0.0, t0 + n * period - time.monotonic()))
+
+
+async def _sim_frames(seed: int, fps: float):
+    """The simulated camera looping over scripted hands (button, deal, flop, turn, river)."""
+    from hil.camera import SimulatedCamera, deal_hand_script
+
+    cam = SimulatedCamera(seats=6, seed=seed, fps=fps)
+    rng = np.random.default_rng(seed)
+    t0 = time.monotonic()
+    n = 0
+    button = 1
+    while True:
+        cam.clear()
+        for step in deal_hand_script(6, button, rng):
+            step.action(cam)
+            for _ in range(step.frames):
+                frame, _ = await asyncio.to_thread(cam.frame)
+                yield time.monotonic() - t0, frame
+                n += 1
+                await asyncio.sleep(max(0.0, t0 + n / fps - time.monotonic()))
+        button = button % 6 + 1
