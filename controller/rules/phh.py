@@ -144,6 +144,7 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
         stacks[i] -= post
         street_in[i] = post
     current = max(bb, max(street_in))
+    dealt: dict[int, str] = {}
     for k, text in enumerate(hand.actions):
         where = f"{hand.path}: actions[{k}] {text!r}"
         words = text.split("#", 1)[0].split()
@@ -154,8 +155,9 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
                 lines += [{"type": "burn"}, {"type": "board", "cards": _split_cards(words[2], where)}]
                 street_in = [0] * n
                 current = 0
-            elif len(words) >= 3 and words[1] == "dh":
-                continue  # hole cards go face down: the protocol's deal lines above
+            elif len(words) >= 4 and words[1] == "dh":
+                # Hole cards go face down (the deal lines above); remembered for a later "sm -".
+                dealt[int(words[2][1:]) - 1] = dealt.get(int(words[2][1:]) - 1, "") + words[3]
             else:
                 raise PhhError(f"{where}: unknown dealer action")
             continue
@@ -191,10 +193,13 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
             current = max(current, to)
         elif verb == "sm":
             cards = words[2] if len(words) > 2 else ""
-            if cards and "?" not in cards:
-                lines.append({"type": "show", "seat": seat, "cards": _split_cards(cards, where)})
-            else:
+            if cards == "-":
+                cards = dealt.get(p, "?")
+            if not cards:
                 lines.append({"type": "muck", "seat": seat})
+            elif "?" not in cards:
+                lines.append({"type": "show", "seat": seat, "cards": _split_cards(cards, where)})
+            # Unknown cards neither shown nor mucked: the hand cannot claim a contested pot.
         else:
             raise PhhError(f"{where}: unknown player action {verb!r}")
     lines.append({"type": "hand_end"})
@@ -217,7 +222,14 @@ class DirectTable:
     def stacks(self) -> dict[int, int | None]:
         return dict(self._stacks)
 
-    def feed(self, ev: dict, line_no: int) -> list[dict]:
+    def feed(self, ev: dict | str, line_no: int) -> list[dict]:
+        if isinstance(ev, str):
+            if not ev.strip() or ev.strip().startswith("#"):
+                return []
+            import json
+
+            ev = json.loads(ev)
+            assert isinstance(ev, dict)
         try:
             return self._feed(ev, line_no)
         except Rejected as exc:
@@ -323,10 +335,103 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", engine: str = "aut
         if keep:
             outputs.extend(out)
     stacks = table.stacks()
-    final = [stacks.get(s) for s in range(1, n + 1)]
+    # A seat the table no longer lists was vacated by a bust-out: it finished with no chips.
+    final = [stacks.get(s, 0) for s in range(1, n + 1)]
     finishing = hand.finishing
     fractional = finishing is not None and any(isinstance(v, float) and not v.is_integer() for v in finishing)
     match = finishing is not None and not errors and all(
         f is not None and float(f) == float(e) for f, e in zip(final, finishing, strict=True)
     )
     return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs)
+
+
+# ---- export ------------------------------------------------------------------------------------------
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "inf"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "") + "'" if "\n" not in value else repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def hand_to_phh(play: HandPlay, names: dict[int, str] | None = None, extra: dict[str, Any] | None = None) -> str:
+    """One finished hand as a PHH document. Players in PHH order: p1 is the first seat left of the button
+    (the small blind), the button last; heads-up p1 is the big blind. Unshown hole cards are `????`."""
+    setup = play.setup
+    seats = list(play.order)
+    index = {s: i + 1 for i, s in enumerate(seats)}
+    n = len(seats)
+    blinds = [setup.sb if s == setup.sb_seat else setup.bb if s == setup.bb_seat else 0 for s in seats]
+    if setup.ante and setup.big_blind_ante:
+        antes = [setup.ante if s == setup.bb_seat else 0 for s in seats]
+    else:
+        antes = [setup.ante] * n
+    if n == 2:  # PHH writes heads-up forced bets reversed
+        blinds, antes = blinds[::-1], antes[::-1]
+    actions = [f"d dh p{index[s]} {''.join(play.shown.get(s, ['??', '??']))}" for s in seats]
+    for item in play.history:
+        if item[0] == "action":
+            _, seat, kind, to = item
+            code = {"fold": "f", "check": "cc", "call": "cc"}.get(kind)
+            actions.append(f"p{index[seat]} {code}" if code else f"p{index[seat]} cbr {to}")
+        elif item[0] == "board":
+            actions.append("d db " + "".join(item[1]))
+        elif item[0] == "show":
+            actions.append(f"p{index[item[1]]} sm {''.join(item[2])}")
+        elif item[0] == "muck":
+            actions.append(f"p{index[item[1]]} sm")
+    fields: dict[str, Any] = {
+        "variant": "NT",
+        "ante_trimming_status": True,
+        "antes": antes,
+        "blinds_or_straddles": blinds,
+        "min_bet": setup.bb,
+        "starting_stacks": [setup.stacks.get(s) for s in seats],
+        "actions": actions,
+        "hand": setup.number,
+        "seats": seats,
+        "seat_count": setup.seats,
+        "players": [(names or {}).get(s, f"seat {s}") for s in seats],
+        "finishing_stacks": [play.stacks.get(s) for s in seats],
+    }
+    fields.update(extra or {})
+    return "".join(f"{key} = {_toml_value(value)}\n" for key, value in fields.items())
+
+
+def export_event_log(lines: list[dict | str], profile: str = "bluff_street", seats: int = 10) -> list[tuple[int, str]]:
+    """Play a table's recorded input lines through the engine; (hand number, PHH text) per finished hand.
+    Misdealt hands are not hands: only hands that reached `hand_end` are written."""
+    first = next((x for x in lines if isinstance(x, dict) and x.get("type") == "table"), None)
+    if first is not None:
+        profile = first.get("profile", profile)
+        seats = first.get("seats", seats)
+    table = make_table(load_profile(profile), seats)
+    hands: list[tuple[int, str]] = []
+    names: dict[int, str] = {}
+    for number, line in enumerate(lines, start=1):
+        if isinstance(line, dict) and line.get("type") == "seat":
+            names[line["seat"]] = str(line.get("player", f"seat {line['seat']}"))
+        before = _current_play(table)
+        out = table.feed(line, number)
+        is_end = (isinstance(line, dict) and line.get("type") == "hand_end") or (
+            isinstance(line, str) and '"hand_end"' in line
+        )
+        if is_end and before is not None and before.finished and not any(o.get("type") == "error" for o in out):
+            hands.append((before.setup.number, hand_to_phh(before, names, {"table_profile": profile})))
+    return hands
+
+
+def _current_play(table: Any) -> HandPlay | None:
+    hand = getattr(table, "hand", None)
+    if isinstance(hand, HandPlay):
+        return hand
+    play = getattr(hand, "play", None)
+    return play if isinstance(play, HandPlay) else None
