@@ -204,7 +204,8 @@ class TableService:
             self.line_no = row.line_no or self.line_no + 1
             outs = self._feed(row.line, self.line_no)
             got.extend(outs)
-            self._fold(row.line, outs)
+            if self._fold(row.line, outs):
+                self.panel.on_line(row.line)
             for out in outs:
                 self.panel.on_line(out)
             self.replayed += 1
@@ -318,6 +319,8 @@ class TableService:
             assert self.link is not None
             self.link.wake()
             for item, outs in results:
+                if item.meta.get("accepted"):
+                    self.panel.on_line(item.line)
                 for out in outs:
                     self.panel.on_line(out)
                     self.camera.on_output(out)
@@ -344,6 +347,7 @@ class TableService:
                 seq = self.log.append("in", item.source, line, line_no, t=t)
                 outs = self._feed(line, line_no)
                 accepted = self._fold(line, outs)
+                item.meta["accepted"] = accepted
                 if accepted:
                     self._publish(self.topics.events, line, seq, t, item.source)
                 for out in outs:

@@ -113,7 +113,7 @@ SNAPSHOT_FIELDS = frozenset(
     {
         "table", "venue", "seats", "button", "sb", "bb", "ante", "level", "blinds", "hand", "hand_number",
         "phase", "board", "alerts", "dead_button", "dealer", "panel", "health", "seq", "t", "profile",
-        "last_rulings", "substantial_action", "engine",
+        "last_rulings", "substantial_action", "engine", "to_act",
     }
 )
 

@@ -102,31 +102,44 @@ class TableView:
 
 
 def merge_engine_snapshot(view: dict[str, Any], engine: dict[str, Any] | None) -> dict[str, Any]:
-    """Prefer the engine's figures (stacks, phase, button) where it has them."""
+    """Prefer the engine's figures (stacks, phase, button, blinds) where it has them.
+
+    The engine's snapshot: `players` {seat: {player, stack, away}}, `hand` (number), `phase`,
+    `button`, `sb`/`bb` (seats), `dead_button`, `level` {sb, bb, ante}, `board`, `to_act`, `alerts`.
+    """
     if not engine:
         return view
     out = dict(view)
-    for key in ("button", "phase", "board", "dealer", "dead_button"):
+    for key in ("button", "phase", "board", "dead_button", "to_act"):
         if engine.get(key) is not None:
             out[key] = engine[key]
-    number = engine.get("hand_number", engine.get("hand"))
-    if isinstance(number, int):
-        out["hand_number"] = number
-    if isinstance(engine.get("alerts"), list):
+    if isinstance(engine.get("hand"), int):
+        out["hand_number"] = engine["hand"]
+    if isinstance(engine.get("alerts"), list) and engine["alerts"]:
         out["alerts"] = engine["alerts"]
-    seats = engine.get("seats")
-    if isinstance(seats, list | dict):
-        items = seats.values() if isinstance(seats, dict) else seats
-        by_seat = {s.get("seat"): s for s in items if isinstance(s, dict)}
-        merged = []
-        for entry in view["seats"]:
-            extra = by_seat.get(entry["seat"], {})
-            merged.append({**entry, **{k: v for k, v in extra.items() if k in ("stack", "player")}})
-        known = {e["seat"] for e in merged}
-        merged.extend(
-            {"seat": s["seat"], "player": s.get("player"), "stack": s.get("stack")}
-            for k, s in sorted(by_seat.items(), key=lambda kv: kv[0] or 0)
-            if k not in known and s.get("player")
-        )
-        out["seats"] = merged
+    blinds = dict(out.get("blinds") or {})
+    if isinstance(engine.get("level"), dict):
+        blinds.update({k: engine["level"].get(k) for k in ("sb", "bb", "ante")})
+        out["level"] = dict(engine["level"])
+    if "sb" in engine:
+        blinds["sb_seat"] = engine.get("sb")
+    if "bb" in engine:
+        blinds["bb_seat"] = engine.get("bb")
+    out["blinds"] = blinds
+    players = engine.get("players")
+    if isinstance(players, dict):
+        names = {e["seat"]: e.get("name") for e in view.get("seats", []) if isinstance(e, dict)}
+        seats = []
+        for key, p in players.items():
+            try:
+                seat = int(key)
+            except (TypeError, ValueError):
+                continue
+            if not isinstance(p, dict):
+                continue
+            entry = {"seat": seat, "player": p.get("player"), "stack": p.get("stack"), "away": bool(p.get("away"))}
+            if names.get(seat):
+                entry["name"] = names[seat]
+            seats.append(entry)
+        out["seats"] = sorted(seats, key=lambda e: e["seat"])
     return out

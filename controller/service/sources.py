@@ -194,6 +194,9 @@ class PanelLink:
         self.bridge: Any = None
         self.port: str | None = None
         self._changed = asyncio.Event()
+        self.last_ack = 0.0
+        # called with each scene the panel acknowledged (benchmarks, the simulated table)
+        self.ack_listeners: list[Callable[[Any], None]] = []
         self.signals: Any = None
         try:
             from firmware_bridge.signals import SignalState
@@ -217,10 +220,9 @@ class PanelLink:
 
     def describe(self) -> dict[str, Any]:
         scene = self.scene
-        name = None
-        if scene is not None:
-            name = getattr(scene, "name", None) or getattr(scene, "kind", None) or type(scene).__name__
-        return {"port": self.port, "scene": name, "acked": self.acked}
+        text = getattr(scene, "text", None) if scene is not None else None
+        shown = getattr(self.shown, "text", None) if self.shown is not None else None
+        return {"port": self.port, "scene": text, "shown": shown, "acked": self.acked}
 
     async def run(self, emit: Emit) -> None:
         if self.spec == "none":
@@ -244,38 +246,47 @@ class PanelLink:
             await self._serve(PanelBridge, self.spec, emit)
 
     async def _serve(self, bridge_cls: Any, port: str, emit: Emit) -> None:
+        """The bridge reconnects by itself (port gone, firmware reset); we mirror its state as health."""
         self.port = port
-        delay = 0.2
-        while True:
+        async with bridge_cls(port, self.seats) as bridge:
+            self.bridge = bridge
+            await bridge.wait_connected(timeout=3.0)
             try:
-                async with bridge_cls(port, self.seats) as bridge:
-                    self.bridge = bridge
-                    self.health.set("ok", f"port {port}")
-                    delay = 0.2
-                    async with asyncio.TaskGroup() as group:
-                        group.create_task(self._show(bridge))
-                        group.create_task(self._buttons(bridge, emit))
-            except* Exception as group_exc:
-                if any(isinstance(e, asyncio.CancelledError) for e in group_exc.exceptions):
-                    raise
-                reason = "; ".join(f"{type(e).__name__}: {e}" for e in group_exc.exceptions)[:200]
-                self.health.set("failed", f"port {port}: {reason}; retrying")
+                async with asyncio.TaskGroup() as group:
+                    group.create_task(self._show(bridge))
+                    group.create_task(self._buttons(bridge, emit))
+                    group.create_task(self._monitor(bridge, port))
             finally:
                 self.bridge = None
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 2.0)
+
+    async def _monitor(self, bridge: Any, port: str) -> None:
+        while True:
+            h = bridge.health
+            if h.get("connected"):
+                self.health.set("ok", f"port {port}, firmware {h.get('fw_version')}, boot {h.get('boot_counter')}")
+            else:
+                self.health.set("failed", f"port {port}: panel not answering ({h.get('last_error') or 'no reply'})")
+            self.health.counters["reconnects"] = int(h.get("reconnects", 0))
+            self.health.counters["panel_resets"] = int(h.get("panel_resets", 0))
+            await asyncio.sleep(0.2)
 
     async def _show(self, bridge: Any) -> None:
         while True:
             self._changed.clear()
             scene = self.scene
             if scene is not None and scene is not self.shown:
-                await bridge.show(scene)
-                self.shown = scene
-                self.acked += 1
-            health = getattr(bridge, "health", None)
-            if isinstance(health, dict) and health.get("status") not in (None, "ok"):
-                self.health.set("degraded", str(health)[:200])
+                if await bridge.show(scene):
+                    self.shown = scene
+                    self.acked += 1
+                    self.last_ack = time.monotonic()
+                    for callback in list(self.ack_listeners):
+                        callback(scene)
+                    continue
+                # not acknowledged: the bridge keeps it desired and resends on reconnect; look again soon
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(0.5):
+                        await self._changed.wait()
+                continue
             await self._changed.wait()
 
     async def _buttons(self, bridge: Any, emit: Emit) -> None:

@@ -1,0 +1,59 @@
+"""Director commands are validated before they can touch the table."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.service.commands import CommandError, parse_command, peek_envelope
+from controller.service.config import COMMAND_NAMES
+
+
+def parse(name, payload, token="", allowed=COMMAND_NAMES):
+    return parse_command(name, payload, seats=6, allowed=allowed, token=token)
+
+
+def test_valid_commands_become_protocol_lines():
+    c = parse("seat", b'{"seat": 3, "player": "P-1", "name": "Ann", "stack": 5000, "id": "r1"}')
+    assert c.line == {"type": "seat", "seat": 3, "player": "P-1", "name": "Ann", "stack": 5000}
+    assert c.id == "r1"
+    assert parse("level", b'{"sb": 100, "bb": 200}').line == {"type": "level", "sb": 100, "bb": 200, "ante": 0}
+    assert parse("hand_start", b"").line == {"type": "hand_start"}
+    assert parse("leave", b'{"seat": 2, "reason": "eliminated"}').line["reason"] == "eliminated"
+    assert parse("status", b"{}").line is None
+    assert parse("penalty", b'{"seat": 2, "reason": "soft play", "hands": 3}').line["hands"] == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "payload", "code", "fragment"),
+    [
+        ("seat", b"{not json", "malformed", "not JSON"),
+        ("seat", b"[1, 2]", "malformed", "expected a JSON object"),
+        ("seat", b'{"seat": 9, "player": "x"}', "invalid", "seat: expected a seat number 1..6"),
+        ("seat", b'{"seat": 1}', "invalid", "missing field(s) player"),
+        ("seat", b'{"seat": 1, "player": "x", "colour": 1}', "invalid", "unknown field(s) colour"),
+        ("level", b'{"sb": 200, "bb": 100}', "invalid", "exceeds the big blind"),
+        ("leave", b'{"seat": 1, "reason": "bored"}', "invalid", "reason: expected one of"),
+        ("explode", b"{}", "unknown", "unknown command"),
+        ("seat", b"x" * 5000, "malformed", "exceeds"),
+    ],
+)
+def test_bad_commands_are_refused_by_name(name, payload, code, fragment):
+    with pytest.raises(CommandError) as err:
+        parse(name, payload)
+    assert err.value.code == code
+    assert fragment in str(err.value)
+
+
+def test_token_and_allow_list_make_commands_unauthorised():
+    with pytest.raises(CommandError) as err:
+        parse("hand_start", b"{}", token="s3cret")
+    assert err.value.code == "unauthorised"
+    assert parse("hand_start", b'{"token": "s3cret"}', token="s3cret").line == {"type": "hand_start"}
+    with pytest.raises(CommandError) as err:
+        parse("leave", b'{"seat": 1, "reason": "left"}', allowed=("seat",))
+    assert err.value.code == "unauthorised"
+
+
+def test_envelope_of_a_refused_command_is_recovered():
+    assert peek_envelope(b'{"id": 7, "reply_to": "a/b", "seat": "x"}') == (7, "a/b")
+    assert peek_envelope(b"garbage") == (None, None)
