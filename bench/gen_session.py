@@ -47,7 +47,7 @@ def generate(hands: int = 10_000, seats: int = 9, profile: str = "bluff_street",
                 feed({"type": "deal", "seat": s})
         play = engine.hand.play
 
-        def betting_round() -> None:
+        def betting_round(play=play) -> None:
             while play.to_act is not None:
                 seat = play.to_act
                 owed = play.current - play.round_in[seat]

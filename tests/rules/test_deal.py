@@ -172,7 +172,7 @@ def test_surplus_card_to_another_seat_after_the_deal_is_a_wrong_card_count():
 def test_two_boxed_cards(profile, misdeal):
     """bluff_street:33.a.1 "2 or more boxed cards on the initial deal" and bar_league:Misdeals(d) are
     misdeals; corner_pocket:Dealing.G treats every boxed card as a scrap of paper, replaced."""
-    t, h = start(profile)
+    t, _h = start(profile)
     first = t.feed({"type": "boxed", "card": "4d"})
     assert first[0]["type"] == "boxed_card"
     out = t.feed({"type": "boxed", "card": "5d"})
@@ -190,9 +190,9 @@ def test_two_boxed_cards(profile, misdeal):
 def test_single_boxed_card_procedures():
     """bar_league:Boxed Cards "Boxed cards are never replaced during a hand in progress"; after substantial
     action the others show and discard it too."""
-    t, h = start("bar_league")
+    t, _h = start("bar_league")
     assert t.feed({"type": "boxed", "card": "4d"})[0]["procedure"] == "discard"
-    t, h = start("bluff_street")
+    t, _h = start("bluff_street")
     assert t.feed({"type": "boxed", "card": "4d"})[0]["procedure"] == "replace"
 
 
