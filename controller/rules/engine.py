@@ -42,6 +42,7 @@ class Level:
     sb: int = 0
     bb: int = 0
     ante: int = 0
+    big_blind_ante: bool = False  # the big blind pays the table's ante (an addition to `level`)
 
 
 @dataclass(slots=True)
@@ -96,6 +97,7 @@ class TableEngine:
         self.hand: Hand | None = None  # the current (or last) hand; None before the first
         self.lines_seen = 0
         self.busted_seats: set[int] = set()  # seats vacated by the engine after a bust-out
+        self.offenders: set[str] = set()  # players already warned for acting out of turn (cool_mule:7.d)
         self.alerts: list[dict] = []
 
     # ----------------------------------------------------------------- public API
@@ -183,7 +185,7 @@ class TableEngine:
         return []
 
     def _on_level(self, ev: dict, n: int) -> list[dict]:
-        self.level = Level(ev["sb"], ev["bb"], ev.get("ante", 0))
+        self.level = Level(ev["sb"], ev["bb"], ev.get("ante", 0), bool(ev.get("big_blind_ante", False)))
         return []
 
     def _on_seat(self, ev: dict, n: int) -> list[dict]:
@@ -341,6 +343,8 @@ class TableEngine:
             ante=hand.level.ante,
             seats=self.seats,
             heads_up=p.heads_up,
+            big_blind_ante=hand.level.big_blind_ante,
+            prior_offences=frozenset(s for s in p.dealt_in if self.players[s].id in self.offenders),
         )
         return HandPlay(self.profile, setup)
 
@@ -650,6 +654,7 @@ class TableEngine:
         assert h is not None and h.play is not None
         out = list(h.play.finish(n))
         final = h.play.stacks
+        self.offenders.update(self.players[s].id for s in getattr(h.play, "offences", ()) if s in self.players)
         for seat in h.positions.dealt_in:
             player = self.players.get(seat)
             if player is None:

@@ -108,6 +108,8 @@ def _v_level(ev: dict, seats: int) -> None:
     sb = _int(ev, "sb", minimum=0)
     bb = _int(ev, "bb", minimum=1)
     ev["ante"] = _int(ev, "ante", minimum=0, required=False, default=0)
+    if not isinstance(ev.get("big_blind_ante", False), bool):
+        raise Rejected("field 'big_blind_ante' must be true or false")
     if sb > bb:
         raise Rejected(f"small blind {sb} is larger than the big blind {bb}")
 
