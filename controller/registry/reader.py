@@ -81,9 +81,13 @@ def open_frontend(device: str) -> Any:
         raise ReaderError(f"NFC reader {device!r} failed to start: {type(exc).__name__}: {exc}") from None
 
 
-def _targets() -> list[Any]:
+def _targets(clf: Any) -> list[Any]:
+    """Type A (NTAG, Type 4) and Type F (FeliCa / Type 3). nfcpy's UDP link only emulates Type 3
+    tags, and each unanswered Type A poll there costs a second, so it polls Type F only."""
     import nfc.clf
 
+    if getattr(clf.device, "chipset_name", "") == "UDP":
+        return [nfc.clf.RemoteTarget("212F")]
     return [nfc.clf.RemoteTarget("106A"), nfc.clf.RemoteTarget("212F")]
 
 
@@ -92,7 +96,7 @@ def sense_tag(clf: Any, *, uid: bytes | None = None) -> Any | None:
     import nfc.clf
     import nfc.tag
 
-    targets = _targets()
+    targets = _targets(clf)
     if uid is not None and len(uid) in (4, 7, 10):
         targets = [nfc.clf.RemoteTarget("106A", sel_req=bytearray(uid))]
     target = clf.sense(*targets, iterations=1)
@@ -125,8 +129,11 @@ def read_tap(clf: Any) -> tuple[Any, Tap] | None:
             seen = time.perf_counter()
             uid = bytes(tag.identifier)
             ndef = tag.ndef
-            octets = bytes(ndef.octets) if ndef is not None else b""
-            return tag, Tap(uid, octets, tag.type, None, seen)
+            if ndef is None:  # blank, unformatted, or a read that missed (UDP lock-step): look again
+                error = "no NDEF data on the tag (blank, unformatted or unreadable)"
+                time.sleep(POLL_PAUSE)
+                continue
+            return tag, Tap(uid, bytes(ndef.octets), tag.type, None, seen)
         except (nfc.clf.CommunicationError, nfc.tag.TagCommandError) as exc:
             error = f"{type(exc).__name__}: {exc}"
             log.info("event=tag_read_retry attempt=%d error=%s", attempt + 1, error)
