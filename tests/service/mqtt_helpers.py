@@ -1,0 +1,88 @@
+"""An MQTT test client that records what a table publishes (aiomqtt, any broker)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+import aiomqtt
+
+
+class Recorder:
+    """Subscribes to a table's prefix and keeps every message; reconnects if the broker goes away."""
+
+    def __init__(self, port: int, prefix: str, protocol: str = "3.1.1", **kw: Any) -> None:
+        self.port, self.prefix, self.kw = port, prefix, kw
+        self.protocol = aiomqtt.ProtocolVersion.V5 if protocol == "5" else aiomqtt.ProtocolVersion.V311
+        self.messages: list[tuple[str, bytes, Any]] = []
+        self.connected = asyncio.Event()
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.client: aiomqtt.Client | None = None
+
+    async def __aenter__(self) -> Recorder:
+        self._task = asyncio.create_task(self._run())
+        async with asyncio.timeout(5):
+            await self.connected.wait()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                async with aiomqtt.Client("127.0.0.1", self.port, protocol=self.protocol, timeout=5,
+                                          identifier=self.kw.get("identifier"), **self.kw.get("auth", {})) as c:
+                    self.client = c
+                    await c.subscribe(self.prefix + "/#", qos=1)
+                    self.connected.set()
+                    async for m in c.messages:
+                        self.messages.append((str(m.topic), bytes(m.payload), m.properties))
+                        self._changed.set()
+            except aiomqtt.MqttError:
+                self.connected.clear()
+                self.client = None
+                await asyncio.sleep(0.05)
+
+    def docs(self, suffix: str) -> list[dict[str, Any]]:
+        topic = f"{self.prefix}/{suffix}"
+        return [json.loads(p) for t, p, _ in self.messages if t == topic]
+
+    def payloads(self, suffix: str) -> list[bytes]:
+        return [p for t, p, _ in self.messages if t == f"{self.prefix}/{suffix}"]
+
+    async def wait_for(self, predicate: Any, timeout: float = 5.0) -> None:
+        async with asyncio.timeout(timeout):
+            while not predicate(self):
+                self._changed.clear()
+                await self._changed.wait()
+
+    async def command(self, name: str, body: dict[str, Any] | bytes, timeout: float = 5.0) -> dict[str, Any]:
+        """Publish cmd/<name> and wait for the reply with the same id (JSON fallback, MQTT 3.1.1)."""
+        assert self.client is not None
+        ident = f"req-{len(self.messages)}-{name}"
+        if isinstance(body, dict):
+            body = {"id": ident, "reply_to": f"{self.prefix}/reply/test", **body}
+            payload = json.dumps(body).encode()
+        else:
+            payload, ident = body, None
+        start = len(self.messages)
+        await self.client.publish(f"{self.prefix}/cmd/{name}", payload, qos=1)
+
+        def answered(rec: Recorder) -> bool:
+            return any(
+                t.startswith(f"{self.prefix}/reply") and (ident is None or json.loads(p).get("id") == ident)
+                for t, p, _ in rec.messages[start:]
+            )
+
+        await self.wait_for(answered, timeout)
+        for t, p, _ in self.messages[start:]:
+            if t.startswith(f"{self.prefix}/reply") and (ident is None or json.loads(p).get("id") == ident):
+                return json.loads(p)
+        raise AssertionError("unreachable")
