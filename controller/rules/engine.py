@@ -119,6 +119,8 @@ class TableEngine:
             return handler(ev, n)
         except Rejected as exc:
             return [{"type": "error", "line": n, "message": str(exc)}]
+        except Exception as exc:  # a bug must not stop the table: say so on the line and go on
+            return [{"type": "error", "line": n, "message": f"internal error ({type(exc).__name__}: {exc}); please report this line"}]
 
     def stacks(self) -> dict[int, int | None]:
         """Chips in front of each seated player (between hands: after the last award)."""

@@ -1,0 +1,95 @@
+"""Random and half-valid input never breaks the engine: every line gets rulings or an `error` line, never
+an internal error, and a rejected line leaves the table exactly as it was."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from controller.rules.cards import ALL_CARDS
+from controller.rules.engine import TableEngine
+
+CARDS = sorted(ALL_CARDS)
+seat_no = st.one_of(st.sampled_from([1, 3, 5, 7, 1, 3, 5, 7, 2]), st.integers(0, 11))
+card = st.sampled_from([*CARDS, "Zz", "ah", 7])
+
+event = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "type": st.just("seat"),
+            "seat": seat_no,
+            "player": st.sampled_from("ABCDEFGH"),
+            "stack": st.one_of(st.none(), st.integers(0, 5000)),
+            "moved": st.booleans(),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("leave"),
+            "seat": seat_no,
+            "reason": st.sampled_from(["eliminated", "moved", "left", "zzz"]),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("level"),
+            "sb": st.integers(0, 300),
+            "bb": st.integers(0, 300),
+            "ante": st.integers(0, 50),
+        }
+    ),
+    st.fixed_dictionaries({"type": st.sampled_from(["hand_start", "hand_end", "burn"])}),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["button", "away", "back", "button_seen", "muck"]), "seat": seat_no}
+    ),
+    st.fixed_dictionaries({"type": st.just("deal"), "seat": seat_no, "card": st.one_of(st.none(), card)}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("expose"),
+            "seat": seat_no,
+            "card": card,
+            "by": st.sampled_from(["dealer", "player"]),
+        }
+    ),
+    st.fixed_dictionaries({"type": st.just("boxed"), "card": card}),
+    st.fixed_dictionaries({"type": st.just("board"), "cards": st.lists(card, min_size=0, max_size=5)}),
+    st.fixed_dictionaries(
+        {"type": st.just("show"), "seat": seat_no, "cards": st.lists(card, min_size=1, max_size=3)}
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("action"),
+            "seat": seat_no,
+            "action": st.sampled_from(["fold", "check", "call", "bet", "raise", "allin", "x"]),
+            "to": st.one_of(st.none(), st.integers(-5, 6000)),
+            "chips": st.one_of(st.none(), st.lists(st.sampled_from([25, 100, 500, 1000, 0]), max_size=4)),
+            "declared": st.one_of(st.none(), st.sampled_from(["raise", "call", "500"])),
+        }
+    ),
+    st.text(max_size=20),
+)
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+@given(
+    st.sampled_from(["cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street"]),
+    st.lists(event, min_size=1, max_size=80),
+)
+def test_no_line_sequence_causes_an_internal_error(profile, events):
+    engine = TableEngine(profile, 9)
+    for s in (1, 3, 5, 7):
+        engine.feed(json.dumps({"type": "seat", "seat": s, "player": f"S{s}", "stack": 2000}))
+    engine.feed(json.dumps({"type": "level", "sb": 25, "bb": 50}))
+    engine.feed(json.dumps({"type": "hand_start"}))
+    for n, ev in enumerate(events, 10):
+        text = ev if isinstance(ev, str) else json.dumps({k: v for k, v in ev.items() if v is not None})
+        before = engine.snapshot()
+        out = engine.feed(text, n)
+        for line in out:
+            assert "internal error" not in line.get("message", ""), (text, line)
+        if out and all(line["type"] == "error" for line in out):
+            assert engine.snapshot() == before, text
