@@ -202,3 +202,33 @@ def test_hand_needs_two_players():
     t = Table("bluff_street", players=[4])
     out = t.feed(HAND_START)
     assert out[0]["type"] == "error" and "two players" in out[0]["message"]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_long_elimination_sequence_down_to_heads_up_nobody_misses_a_big_blind(profile):
+    """cool_mule:10.a "No player should miss a big or small blind through players being eliminated"
+    (corner_pocket:Blinds.G): nine players, someone busts every other hand, down to heads-up. Every
+    player posts the big blind in turn: between two big blinds of one player, everyone else still
+    seated posted one."""
+    t = Table(profile, seats=9, players=list(range(1, 10)))
+    t.feed({"type": "button", "seat": 1})
+    bust_order = [5, 2, 9, 3, 7, 1, 6]  # leaves seats 4 and 8 heads-up
+    bbs: list[int] = []
+    seated = set(range(1, 10))
+    for hand_no in range(30):
+        h = t.hand()
+        bbs.append(h["bb"])
+        assert h["bb"] in seated
+        t.feed(HAND_END)
+        if hand_no % 2 == 1 and bust_order:
+            gone = bust_order.pop(0)
+            seated.discard(gone)
+            t.feed(leave(gone))
+    # Between two big blinds of a survivor, every other survivor posted exactly one.
+    for i, seat_no in enumerate(bbs):
+        later = bbs[i + 1 :]
+        if seat_no in seated and seat_no in later:
+            between = later[: later.index(seat_no)]
+            others = [s for s in between if s in seated]
+            assert sorted(others) == sorted(seated - {seat_no}), (i, bbs)
+    assert bbs[-2:] in ([4, 8], [8, 4])
