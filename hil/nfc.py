@@ -298,8 +298,8 @@ class SimulatedReader:
                 self._tag = None
             if self._tag is not None and not self._tag.in_field:
                 self._tag = None  # torn away mid-write: gone until presented again
-            if self._tag is None and self.spool is not None:
-                self._take_from_spool()
+            if self.spool is not None:
+                self._take_from_spool()  # a newer tap replaces the card on the reader
             return self._tag
 
     def _take_from_spool(self) -> None:
@@ -455,3 +455,28 @@ class Type3Emulator:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+
+
+def player_card(
+    registry: Any, keys: Any, player_id: str, *, uid: bytes | None = None, model: str = "ntag215"
+) -> SimulatedNtag:
+    """The simulated card the desk issued to `player_id` (its registered UID, signed record).
+
+    With `uid`, the same record on another tag: a copied card, which every table must refuse.
+    """
+    from controller.registry.card import encode_card
+    from controller.registry.errors import RegistryError
+
+    registry.member(player_id)  # unknown player: NotFound with a clear message
+    cards = registry.cards_of(player_id)
+    card = registry.active_card(player_id) or (cards[-1] if cards else None)  # a revoked card still taps
+    if card is None:
+        raise RegistryError(
+            f"{player_id} has no active card; write one with `smart-table register write-card {player_id}`",
+            "no_card",
+        )
+    if len(card.uid) != 7:
+        raise RegistryError(f"{player_id}'s card {card.uid.hex()} is not an NTAG (7-byte UID)", "not_ntag")
+    tag = SimulatedNtag(model, uid if uid is not None else card.uid)
+    tag.load_message(encode_card(card.uid, player_id, keys))
+    return tag

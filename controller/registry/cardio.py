@@ -77,7 +77,7 @@ def write_card(
     say(f"present a card for {member.display_name} ({player_id}) to the reader")
     tag = wait_for_tag(clf, wait)
     if tag is None:
-        raise CardWriteError(f"no card presented within {wait:.0f} s", "no_card")
+        raise CardWriteError(f"no card presented within {wait:g} s", "no_card")
     uid = bytes(tag.identifier)
     registry.check_card_issuable(uid, player_id)
     message = encode_card(uid, player_id, keys)

@@ -175,7 +175,8 @@ class Registry:
             )
         if min_age is not None and age_on(date_of_birth, today) < min_age:
             raise RegistryError(
-                f"{player_id} is {age_on(date_of_birth, today)}, the minimum age is {min_age}", "under_age"
+                f"{name} ({player_id}) is {age_on(date_of_birth, today)}, the minimum age is {min_age}",
+                "under_age",
             )
         try:
             with self.db.transaction() as tx:
