@@ -1,0 +1,93 @@
+"""Replay the PHH sample through this engine and through pokerkit in one run; print hands per second.
+
+    .venv/bin/python bench/bench_phh.py [--repeat 3] [FILE.phh ...]
+
+Defaults to ../shared/data/phh/pluribus/*/*.phh. Two figures per replayer: end to end (read and parse
+the file, then replay the hand) and replay only (files parsed beforehand). Ours is measured through the
+full table engine (`controller.rules.engine.TableEngine`, deal monitor and all) and through the hand
+logic alone (`DirectTable`). Each figure is the best of --repeat runs. pokerkit is the optional extra
+`bench` (pip install -e .[bench]); without it only our figures are printed. Goal: >= 10x pokerkit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from controller.rules.phh import load, replay  # noqa: E402
+
+
+def best(repeat: int, fn) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    files = args.files or sorted(glob.glob(str(ROOT.parent / "shared" / "data" / "phh" / "pluribus" / "*" / "*.phh")))
+    if not files:
+        print("no PHH files found", file=sys.stderr)
+        return 0
+    n = len(files)
+    rows: list[tuple[str, float, float]] = []
+
+    hands = [load(f) for f in files]
+    for engine in ("engine", "direct"):
+        mismatches = sum(not replay(h, engine=engine).match for h in hands)
+        e2e = best(args.repeat, lambda engine=engine: [replay(load(f), engine=engine) for f in files])
+        only = best(args.repeat, lambda engine=engine: [replay(h, engine=engine) for h in hands])
+        rows.append((f"smart-table ({engine})", n / e2e, n / only))
+        print(f"smart-table ({engine}): {n - mismatches}/{n} hands agree with finishing_stacks")
+
+    try:
+        from pokerkit import HandHistory
+    except ImportError:
+        print("pokerkit is not installed (pip install -e .[bench]): no comparison")
+        pokerkit_rows = None
+    else:
+        def pk_load(f: str):
+            with open(f, "rb") as fh:
+                return HandHistory.load(fh)
+
+        def pk_replay(history) -> list[int]:
+            state = None
+            for state in history:  # noqa: B007 - the last state is the end of the hand
+                pass
+            return list(state.stacks) if state is not None else []
+
+        histories = [pk_load(f) for f in files]
+        agree = sum(pk_replay(h) == list(h.finishing_stacks) for h in histories)
+        print(f"pokerkit: {agree}/{n} hands agree with finishing_stacks")
+        e2e = best(args.repeat, lambda: [pk_replay(pk_load(f)) for f in files])
+        only = best(args.repeat, lambda: [pk_replay(h) for h in histories])
+        pokerkit_rows = (n / e2e, n / only)
+        rows.append(("pokerkit", *pokerkit_rows))
+
+    print(f"\n{n} hands, best of {args.repeat} runs")
+    print(f"{'replayer':<26}{'end to end (hands/s)':>22}{'replay only (hands/s)':>24}")
+    for name, e2e_rate, only_rate in rows:
+        print(f"{name:<26}{e2e_rate:>22,.0f}{only_rate:>24,.0f}")
+    if pokerkit_rows:
+        for name, e2e_rate, only_rate in rows[:-1]:
+            print(
+                f"ratio {name} / pokerkit: end to end {e2e_rate / pokerkit_rows[0]:.1f}x, "
+                f"replay only {only_rate / pokerkit_rows[1]:.1f}x (goal >= 10x)"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
