@@ -71,7 +71,7 @@ CRC_LEN = 2
 MAX_PAYLOAD = 512
 MAX_TEXT = 64
 MAX_SEATS = 16
-SEAT_RECORD = 8  # r, g, b, effect, a (u16), b (u16)
+PARAMS_FLAG = 0x80  # in a seat's effect byte: effect parameters follow
 # Longest COBS-encoded frame (without the delimiter): one overhead byte per 254 data bytes.
 MAX_RAW = HEADER_LEN + MAX_PAYLOAD + CRC_LEN
 MAX_ENCODED = MAX_RAW + MAX_RAW // 254 + 1
@@ -81,7 +81,7 @@ class ProtocolError(ValueError):
     """A frame or payload that cannot be accepted; `kind` is a short machine-readable name."""
 
     def __init__(self, kind, message):
-        ValueError.__init__(self, kind + ": " + message)
+        super().__init__(kind + ": " + message)
         self.kind = kind
         self.message = message
 
@@ -431,6 +431,8 @@ def scene_payload(seats, text):
 
     a and b are effect parameters: blink/pulse/chase use a as the period in ms (0 = default);
     countdown uses a as the remaining time and b as the full time, both in tenths of a second.
+    A seat is 4 bytes (r, g, b, effect); when a or b is not zero, bit 7 of the effect byte is set
+    and a and b follow as two big-endian u16, so a plain scene stays short on a slow line.
     """
     if len(seats) < 1 or len(seats) > MAX_SEATS:
         raise ProtocolError("bad_payload", "scene must have 1.." + str(MAX_SEATS) + " seats")
@@ -439,9 +441,14 @@ def scene_payload(seats, text):
         r, g, b, effect, pa, pb = seat
         if effect < 0 or effect >= len(EFFECT_NAMES):
             raise ProtocolError("bad_payload", "unknown effect " + str(effect))
-        out.extend(bytes((r & 0xFF, g & 0xFF, b & 0xFF, effect)))
-        out.extend(_u16(min(max(pa, 0), 0xFFFF)))
-        out.extend(_u16(min(max(pb, 0), 0xFFFF)))
+        pa = min(max(pa, 0), 0xFFFF)
+        pb = min(max(pb, 0), 0xFFFF)
+        if pa or pb:
+            out.extend(bytes((r & 0xFF, g & 0xFF, b & 0xFF, effect | PARAMS_FLAG)))
+            out.extend(_u16(pa))
+            out.extend(_u16(pb))
+        else:
+            out.extend(bytes((r & 0xFF, g & 0xFF, b & 0xFF, effect)))
     data = text.encode("utf-8")
     if len(data) > MAX_TEXT:
         raise ProtocolError("bad_payload", "status text longer than " + str(MAX_TEXT) + " bytes")
@@ -452,37 +459,49 @@ def scene_payload(seats, text):
 
 def parse_scene(payload):
     """Inverse of scene_payload: returns (seats, text). Raises ProtocolError naming the byte."""
-    if len(payload) < 2:
-        raise ProtocolError("bad_payload", "scene payload of " + str(len(payload)) + " bytes")
+    n = len(payload)
+    if n < 2:
+        raise ProtocolError("bad_payload", "scene payload of " + str(n) + " bytes")
     count = payload[0]
     if count < 1 or count > MAX_SEATS:
         raise ProtocolError("bad_payload", "seat count " + str(count) + " at offset 0")
-    text_at = 1 + count * SEAT_RECORD
-    if len(payload) < text_at + 1:
-        raise ProtocolError("bad_payload", "scene for " + str(count) + " seats is truncated")
     seats = []
+    at = 1
     for i in range(count):
-        at = 1 + i * SEAT_RECORD
-        effect = payload[at + 3]
+        if at + 4 > n:
+            raise ProtocolError(
+                "bad_payload", "scene truncated at seat " + str(i + 1) + ", offset " + str(at)
+            )
+        code = payload[at + 3]
+        effect = code & 0x7F
         if effect >= len(EFFECT_NAMES):
             raise ProtocolError("bad_payload", "unknown effect " + str(effect) + " at offset " + str(at + 3))
-        seats.append(
-            (
-                payload[at],
-                payload[at + 1],
-                payload[at + 2],
-                effect,
-                _get_u16(payload, at + 4),
-                _get_u16(payload, at + 6),
+        if code & PARAMS_FLAG:
+            if at + 8 > n:
+                raise ProtocolError(
+                    "bad_payload", "scene truncated at seat " + str(i + 1) + ", offset " + str(at)
+                )
+            seats.append(
+                (
+                    payload[at],
+                    payload[at + 1],
+                    payload[at + 2],
+                    effect,
+                    _get_u16(payload, at + 4),
+                    _get_u16(payload, at + 6),
+                )
             )
-        )
-    text_len = payload[text_at]
-    if text_len > MAX_TEXT or len(payload) != text_at + 1 + text_len:
-        raise ProtocolError(
-            "bad_payload", "status text length " + str(text_len) + " at offset " + str(text_at)
-        )
+            at += 8
+        else:
+            seats.append((payload[at], payload[at + 1], payload[at + 2], effect, 0, 0))
+            at += 4
+    if at >= n:
+        raise ProtocolError("bad_payload", "scene truncated: no status text length at offset " + str(at))
+    text_len = payload[at]
+    if text_len > MAX_TEXT or n != at + 1 + text_len:
+        raise ProtocolError("bad_payload", "status text length " + str(text_len) + " at offset " + str(at))
     try:
-        text = bytes(payload[text_at + 1 :]).decode("utf-8")
+        text = bytes(payload[at + 1 :]).decode("utf-8")
     except UnicodeError:
         raise ProtocolError("bad_payload", "status text is not UTF-8") from None
     return seats, text

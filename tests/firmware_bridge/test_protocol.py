@@ -185,8 +185,33 @@ def test_payload_parsers_refuse_wrong_sizes(parser, payload):
 
 
 def test_scene_payload_round_trip():
-    seats = [(255, 0, 0, proto.EFFECT_BLINK, 300, 0), (0, 200, 255, proto.EFFECT_COUNTDOWN, 450, 600)]
-    assert proto.parse_scene(proto.scene_payload(seats, "MISDEAL\nseat 2")) == (seats, "MISDEAL\nseat 2")
+    seats = [
+        (255, 0, 0, proto.EFFECT_BLINK, 300, 0),
+        (0, 200, 255, proto.EFFECT_COUNTDOWN, 450, 600),
+        (1, 2, 3, proto.EFFECT_SOLID, 0, 0),
+    ]
+    payload = proto.scene_payload(seats, "MISDEAL\nseat 2")
+    assert proto.parse_scene(payload) == (seats, "MISDEAL\nseat 2")
+    assert len(payload) == 1 + 8 + 8 + 4 + 1 + 14, "seats without parameters take 4 bytes"
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 255),
+            st.integers(0, 255),
+            st.integers(0, 255),
+            st.integers(0, 5),
+            st.integers(0, 65535),
+            st.integers(0, 65535),
+        ),
+        min_size=1,
+        max_size=proto.MAX_SEATS,
+    ),
+    st.text(max_size=20),
+)
+def test_scene_payload_round_trip_property(seats, text):
+    assert proto.parse_scene(proto.scene_payload(seats, text)) == (seats, text)
 
 
 @pytest.mark.parametrize(
@@ -194,10 +219,12 @@ def test_scene_payload_round_trip():
     [
         (b"\x00\x00", "seat count 0"),
         (bytes([proto.MAX_SEATS + 1]) + b"\x00" * 200, "seat count"),
-        (b"\x02" + b"\x00" * 8, "truncated"),
-        (b"\x01" + bytes([1, 2, 3, 9, 0, 0, 0, 0]) + b"\x00", "unknown effect 9 at offset 4"),
-        (b"\x01" + bytes([1, 2, 3, 1, 0, 0, 0, 0]) + b"\x05ab", "status text length 5 at offset 9"),
-        (b"\x01" + bytes([1, 2, 3, 1, 0, 0, 0, 0]) + b"\x02\xff\xfe", "not UTF-8"),
+        (b"\x02" + b"\x00" * 8, "no status text length at offset 9"),
+        (b"\x02" + b"\x00" * 6, "scene truncated at seat 2, offset 5"),
+        (b"\x01" + bytes([1, 2, 3, 0x81, 0, 0]), "scene truncated at seat 1, offset 1"),
+        (b"\x01" + bytes([1, 2, 3, 9]) + b"\x00", "unknown effect 9 at offset 4"),
+        (b"\x01" + bytes([1, 2, 3, 1]) + b"\x05ab", "status text length 5 at offset 5"),
+        (b"\x01" + bytes([1, 2, 3, 1]) + b"\x02\xff\xfe", "not UTF-8"),
         (b"\x01", "scene payload of 1 bytes"),
     ],
 )
