@@ -1,0 +1,188 @@
+"""Benchmark: from a card tap to the `seat` line and the accepted signal at the table.
+
+Each tap goes the whole way a real one does: the card enters the simulated reader's field,
+nfcpy (in the reader thread of `watch_reader`) polls, activates the NTAG215 and reads its NDEF
+message, the tap reaches asyncio, `TableCheckIn.on_tap` verifies the signature and asks the
+registry (SQLite, WAL, full fsync) and returns the lines. Printed: median and p99 of the whole
+path, and how much of it is the NFC part (field -> Tap) versus the check-in (Tap -> lines).
+
+Runs: simulated NTAG215 with no air-interface delay; the same with a PN532-on-UART delay model
+(--cmd-ms per tag command, default 6 ms: a 16-byte READ at 115200 baud plus PN532 framing);
+and a Type 3 tag emulated over nfcpy's UDP link (another thread, real sockets).
+
+    .venv/bin/python bench/bench_nfc.py [--taps 100] [--udp-taps 15] [--cmd-ms 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from controller.registry.card import CardVerifier, encode_card
+from controller.registry.checkin import TableCheckIn
+from controller.registry.draw import TableSpec
+from controller.registry.keys import create_key_file, load_keys
+from controller.registry.reader import watch_reader
+from controller.registry.registry import Registry
+from hil.nfc import SimulatedNtag, SimulatedReader, Type3Emulator
+
+GOAL_MS = 300.0
+NOW = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def setup(tmp: Path, players: int) -> tuple[Registry, object]:
+    key_path = tmp / "keys.toml"
+    create_key_file(key_path, "cool_mule")
+    keys = load_keys(key_path)
+    registry = Registry.open(str(tmp / "registry.sqlite3"))
+    registry.open_event(
+        "E1",
+        "bench",
+        venue="cool_mule",
+        profile="cool_mule",
+        starts_at=NOW,
+        tables=[TableSpec("T1", 10)] * 1 + [TableSpec(f"T{i}", 10) for i in range(2, 2 + players // 10)],
+        now=NOW,
+    )
+    for i in range(players):
+        pid = f"P{i:04d}"
+        registry.add_member(pid, f"Player {i}", date(1990, 1, 1), now=NOW, photo_id_checked=True)
+        registry.register("E1", pid, now=NOW)
+    return registry, keys
+
+
+async def run_ntag(
+    registry: Registry, keys, players: list[str], cmd_s: float, name: str
+) -> dict[str, list[float]]:
+    reader = SimulatedReader.named(name)
+    cards = {}
+    for pid in players:
+        tag = SimulatedNtag("ntag215", latency=cmd_s)
+        tag.load_message(encode_card(tag.uid, pid, keys))
+        registry.issue_card(tag.uid, pid, "cool_mule", keys.current, now=NOW)
+        cards[pid] = tag
+    tables = {}
+    total, nfc_part, logic = [], [], []
+    taps = watch_reader(f"sim:{name}")
+    await asyncio.sleep(0.1)
+    for pid in players:
+        seat = registry.assignment("E1", pid)
+        table = tables.setdefault(
+            seat.table_id,
+            TableCheckIn(
+                registry,
+                venue="cool_mule",
+                table_id=seat.table_id,
+                event_id="E1",
+                verifier=CardVerifier(keys),
+            ),
+        )
+        t0 = time.perf_counter()
+        reader.present(cards[pid])
+        tap = await anext(taps)
+        t1 = time.perf_counter()
+        result = table.on_tap(tap.uid, tap.ndef, NOW)
+        t2 = time.perf_counter()
+        assert result.accepted and result.lines[0]["type"] == "seat", result
+        total.append((t2 - t0) * 1000)
+        nfc_part.append((t1 - t0) * 1000)
+        logic.append((t2 - t1) * 1000)
+        reader.remove()
+        await asyncio.sleep(0.12)  # card taken away; the reader notices before the next player
+    await taps.aclose()
+    return {"total": total, "nfc": nfc_part, "checkin": logic}
+
+
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def run_udp(registry: Registry, keys, players: list[str]) -> dict[str, list[float]]:
+    port = free_udp_port()
+    total, nfc_part, logic = [], [], []
+    taps = watch_reader(f"udp:localhost:{port}", retry_interval=0.2)
+    tables = {}
+    for pid in players:
+        emulator = Type3Emulator(b"", port=port)
+        emulator.load_message(encode_card(emulator.uid, pid, keys))
+        registry.issue_card(emulator.uid, pid, "cool_mule", keys.current, now=NOW)
+        seat = registry.assignment("E1", pid)
+        table = tables.setdefault(
+            seat.table_id,
+            TableCheckIn(
+                registry,
+                venue="cool_mule",
+                table_id=seat.table_id,
+                event_id="E1",
+                verifier=CardVerifier(keys),
+            ),
+        )
+        t0 = time.perf_counter()
+        emulator.start()
+        tap = await anext(taps)
+        t1 = time.perf_counter()
+        result = table.on_tap(tap.uid, tap.ndef, NOW)
+        t2 = time.perf_counter()
+        emulator.stop()
+        assert result.accepted, result
+        total.append((t2 - t0) * 1000)
+        nfc_part.append((t1 - t0) * 1000)
+        logic.append((t2 - t1) * 1000)
+    await taps.aclose()
+    return {"total": total, "nfc": nfc_part, "checkin": logic}
+
+
+def report(label: str, data: dict[str, list[float]]) -> None:
+    t, n, c = data["total"], data["nfc"], data["checkin"]
+    share = statistics.median(n) / statistics.median(t) * 100
+    verdict = "OK" if pct(t, 99) < GOAL_MS else "OVER GOAL"
+    print(
+        f"{label:<38} n={len(t):>3}  tap->lines median {statistics.median(t):7.1f} ms  p99 {pct(t, 99):7.1f} ms"
+        f"  | nfc median {statistics.median(n):6.1f} ms ({share:4.1f}%)  check-in median {statistics.median(c):5.1f} ms"
+        f" p99 {pct(c, 99):5.1f} ms  [{verdict}, goal p99 < {GOAL_MS:.0f} ms]"
+    )
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--taps", type=int, default=100)
+    ap.add_argument("--udp-taps", type=int, default=15)
+    ap.add_argument("--cmd-ms", type=float, default=6.0)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        total_players = 2 * args.taps + args.udp_taps
+        registry, keys = setup(Path(tmp), total_players)
+        registry.draw("E1", seed=1, now=NOW)
+        players = [f"P{i:04d}" for i in range(total_players)]
+        print(f"bench_nfc: {total_players} players, SQLite registry (WAL, synchronous=FULL) in {tmp}")
+        report(
+            "simulated NTAG215, no air delay", await run_ntag(registry, keys, players[: args.taps], 0.0, "b0")
+        )
+        report(
+            f"simulated NTAG215, {args.cmd_ms:g} ms/command (PN532)",
+            await run_ntag(registry, keys, players[args.taps : 2 * args.taps], args.cmd_ms / 1000, "b1"),
+        )
+        if args.udp_taps:
+            report("Type 3 tag over nfcpy UDP link", await run_udp(registry, keys, players[2 * args.taps :]))
+        registry.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
