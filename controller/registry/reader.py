@@ -168,6 +168,7 @@ def _reader_thread(
 ) -> None:
     clf = None
     last_error = None
+    last_uid: bytes | None = None  # a card still lying on the reader is reported once
     while not stop.is_set():
         if clf is None:
             try:
@@ -189,9 +190,14 @@ def _reader_thread(
         try:
             result = read_tap(clf)
             if result is None:
+                last_uid = None  # the field is empty
                 stop.wait(POLL_PAUSE)
                 continue
             tag, tap = result
+            if tap.uid == last_uid:
+                stop.wait(POLL_PAUSE)
+                continue
+            last_uid = tap.uid
             log.info("event=tap uid=%s bytes=%d error=%s", tap.uid.hex(), len(tap.ndef), tap.error or "-")
             emit(tap)
             wait_removed(clf, tag, terminate=stop.is_set)
