@@ -16,6 +16,7 @@ How it works, and why:
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import time
@@ -156,11 +157,13 @@ class Detector:
         num = cv2.blur(cells.astype(np.float32) * felt[:, :, None], (5, 5))
         den = cv2.blur(felt, (5, 5))[:, :, None]
         bg = np.where(den > 0.15, num / np.maximum(den, 1e-3), bg0.astype(np.float32))
-        bg_up = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
-        diff = cv2.absdiff(work.astype(np.float32), bg_up)
-        dsum = cv2.transform(diff, np.ones((1, 3), np.float32))
-        thr = cv2.transform(bg_up, np.full((1, 3), 0.3, np.float32)) + 60.0
-        mask = (dsum > thr).astype(np.uint8) * 255
+        bg_up = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR) + 12.0
+        # ratio to the local felt: lighting cancels; brightness and colour changes are judged apart
+        ratio = cv2.divide(work.astype(np.float32) + 12.0, bg_up)
+        level = cv2.transform(ratio, np.full((1, 3), 1.0 / 3.0, np.float32))
+        chans = cv2.split(cv2.absdiff(ratio, cv2.merge([level, level, level])))
+        chroma = cv2.max(cv2.max(chans[0], chans[1]), chans[2])
+        mask = ((level > 1.3) | (level < 0.6) | (chroma > 0.22)).astype(np.uint8) * 255
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
@@ -178,9 +181,9 @@ class Detector:
                 continue  # cut by the frame edge: its size says nothing
             (_, _), (a, b), _ = cv2.minAreaRect(c)
             s, lng = min(a, b), max(a, b)
-            if s < 8 or not 1.25 < lng / s < 1.7:
+            if s < 8 or not 1.3 < lng / s < 1.62:
                 continue
-            if cv2.contourArea(c) / (a * b) > 0.9:
+            if cv2.contourArea(c) / (a * b) > 0.93:
                 sizes.append((s, lng))
         if sizes:
             cw, ch = np.median(np.array(sizes), axis=0)
@@ -196,12 +199,13 @@ class Detector:
             ch = cw * CARD_ASPECT
         rects: list[_Rect] = []
         leftovers = []
+        edges = _edge_map(mask, gray)
         for c in blobs:
             area = cv2.contourArea(c)
             if area < 0.35 * cw * ch:
                 leftovers.append((c, []))
                 continue
-            found = _split_blob(c, cw, ch, mask)
+            found = _split_blob(c, cw, ch, mask, edges)
             rects.extend(found)
             leftovers.append((c, found))
         _order_overlaps(rects, gray)
@@ -326,7 +330,9 @@ def _unit(v):
     return v / n if n > 1e-9 else v
 
 
-def _split_blob(contour: np.ndarray, cw: float, ch: float, mask: np.ndarray) -> list[_Rect]:
+def _split_blob(
+    contour: np.ndarray, cw: float, ch: float, mask: np.ndarray, edges: np.ndarray
+) -> list[_Rect]:
     """Cards in one blob: card-sized rectangles proposed at convex right-angle corners of its outline."""
     area = cv2.contourArea(contour)
     (cx, cy), (a, b), ang = cv2.minAreaRect(contour)
@@ -367,8 +373,6 @@ def _split_blob(contour: np.ndarray, cw: float, ch: float, mask: np.ndarray) -> 
         v1 = _unit(bis + perp) if np.dot(bis + perp, u1) > np.dot(bis - perp, u1) else _unit(bis - perp)
         v2 = _unit(bis - perp) if np.dot(bis - perp, u2) > np.dot(bis + perp, u2) else _unit(bis + perp)
         for la, lb in ((cw, ch), (ch, cw)):
-            if l1 > la * 1.2 or l2 > lb * 1.2:  # an edge longer than this side cannot be it
-                continue
             props.append(np.array([p, p + la * v1, p + la * v1 + lb * v2, p + lb * v2]))
     # score proposals: share of the rectangle inside the blob
     scored = []
@@ -380,7 +384,7 @@ def _split_blob(contour: np.ndarray, cw: float, ch: float, mask: np.ndarray) -> 
         if tot < 0.5 * card_area:
             continue
         cov = float((m & blob).sum()) / tot
-        if cov >= 0.9:
+        if cov >= 0.88:
             scored.append((q, cov, m))
     # merge duplicates (same card proposed from several corners) into votes
     groups: list[list] = []
@@ -392,29 +396,158 @@ def _split_blob(contour: np.ndarray, cw: float, ch: float, mask: np.ndarray) -> 
                 break
         else:
             groups.append([(q, cov, m)])
-    cands = []
-    for g in groups:
-        q = np.mean([_clockwise(e[0]) for e in g], axis=0) if len(g) > 1 and _same_order(g) else g[0][0]
+    cands = [_mean_rect([e[0] for e in g]) for g in groups]
+    votes = [len(g) for g in groups]
+    # cards inside a row (board cards side by side) show no corner: try neighbours of each proposal
+    for q, _v in list(zip(cands, votes, strict=True)):
+        e_w = q[1] - q[0] if np.linalg.norm(q[1] - q[0]) < np.linalg.norm(q[3] - q[0]) else q[3] - q[0]
+        u = _unit(e_w)
+        for sign in (1, -1):
+            for gap in (0.05, 0.15, 0.3):
+                sq = q + sign * u * cw * (1 + gap)
+                if _coverage(sq, blob, off) >= 0.93 and all(
+                    np.linalg.norm(sq.mean(axis=0) - c.mean(axis=0)) > 0.25 * cw for c in cands
+                ):
+                    cands.append(sq)
+                    votes.append(0)
+                    break
+    if not cands:
+        return []
+    order = sorted(range(len(cands)), key=lambda i: -votes[i])[:12]
+    cands = [cands[i] for i in order]
+    votes = [votes[i] for i in order]
+    # the set of cards whose union best matches the blob (bitsets as Python ints: fast OR and popcount)
+    blob_bits = int.from_bytes(np.packbits(blob.ravel()).tobytes(), "big")
+    blob_area = blob_bits.bit_count()
+    bits = []
+    for q in cands:
         m = np.zeros_like(blob)
         cv2.fillConvexPoly(m, np.round(q - off).astype(np.int32), 1)
-        cands.append((len(g), float(np.mean([e[1] for e in g])), q, m))
-    cands.sort(key=lambda e: (-e[0], -e[1]))
-    explained = np.zeros_like(blob)
-    blob_area = int(blob.sum())
-    chosen: list[_Rect] = []
-    for votes, cov, q, m in cands:
-        new = int((m & (1 - explained)).sum())
-        if new < 0.2 * card_area:
-            continue
-        chosen.append(_Rect(_clockwise(q + 0), votes, cov))
-        explained |= m
-        if (explained & blob).sum() > 0.97 * blob_area:
+        bits.append(int.from_bytes(np.packbits(m.ravel()).tobytes(), "big"))
+    kmax = min(len(cands), 5, max(1, int(blob_area / (0.3 * card_area)) + 1))
+    best_score, best = -1.0, ()
+    for k in range(1, kmax + 1):
+        for combo in itertools.combinations(range(len(cands)), k):
+            u = 0
+            for i in combo:
+                u |= bits[i]
+            iou = (u & blob_bits).bit_count() / max((u | blob_bits).bit_count(), 1)
+            score = iou - 0.05 * k + 0.004 * sum(min(votes[i], 4) for i in combo)
+            if score > best_score:
+                best_score, best = score, combo
+    if best_score < 0.75:
+        return []
+    chosen = [_clockwise(cands[i]) for i in best]
+    if len(chosen) > 1:
+        chosen = _refine(chosen, blob, blob_bits, off, cw, ch)
+    return [_Rect(q, votes[i], 1.0) for q, i in zip(chosen, best, strict=True)]
+
+
+def _rect_from_pose(c: np.ndarray, theta: float, w: float, h: float) -> np.ndarray:
+    u = np.array([math.cos(theta), math.sin(theta)])
+    v = np.array([-u[1], u[0]])
+    return np.array(
+        [
+            c - u * w / 2 - v * h / 2,
+            c + u * w / 2 - v * h / 2,
+            c + u * w / 2 + v * h / 2,
+            c - u * w / 2 + v * h / 2,
+        ]
+    )
+
+
+def _refine(rects: list[np.ndarray], blob: np.ndarray, blob_bits: int, off: np.ndarray, cw: float, ch: float):
+    """Nudge each card (position, angle) so the cards' union fits the blob best: corners at junctions
+    of two cards give slightly wrong directions, this puts each card back on its own outline."""
+    poses = []
+    for q in rects:
+        e = q[1] - q[0] if np.linalg.norm(q[1] - q[0]) < np.linalg.norm(q[3] - q[0]) else q[3] - q[0]
+        poses.append([q.mean(axis=0), math.atan2(e[1], e[0])])
+
+    def bits_of(pose):
+        m = np.zeros_like(blob)
+        cv2.fillConvexPoly(m, np.round(_rect_from_pose(pose[0], pose[1], cw, ch) - off).astype(np.int32), 1)
+        return int.from_bytes(np.packbits(m.ravel()).tobytes(), "big")
+
+    bits = [bits_of(p) for p in poses]
+
+    def iou(bs):
+        u = 0
+        for b in bs:
+            u |= b
+        return (u & blob_bits).bit_count() / max((u | blob_bits).bit_count(), 1)
+
+    best = iou(bits)
+    steps = [
+        (0.0, 0.0, math.radians(3)),
+        (0.0, 0.0, -math.radians(3)),
+        (1.0, 0.0, 0.0),
+        (-1.0, 0.0, 0.0),
+        (0.0, 1.0, 0.0),
+        (0.0, -1.0, 0.0),
+        (0.0, 0.0, math.radians(1)),
+        (0.0, 0.0, -math.radians(1)),
+    ]
+    for _ in range(6):
+        improved = False
+        for k in range(len(poses)):
+            for dx, dy, dt in steps:
+                cand = [poses[k][0] + np.array([dx, dy]), poses[k][1] + dt]
+                b = bits_of(cand)
+                trial = [*bits[:k], b, *bits[k + 1:]]
+                score = iou(trial)
+                if score > best + 1e-4:
+                    best, poses[k], bits[k], improved = score, cand, b, True
+        if not improved:
             break
-    return chosen
+    # a card's width axis is the short side
+    return [_clockwise(_rect_from_pose(p[0], p[1], cw, ch)) for p in poses]
 
 
-def _same_order(group) -> bool:
-    return True
+def _coverage(q: np.ndarray, blob: np.ndarray, off: np.ndarray) -> float:
+    m = np.zeros_like(blob)
+    cv2.fillConvexPoly(m, np.round(q - off).astype(np.int32), 1)
+    tot = int(m.sum())
+    return float((m & blob).sum()) / tot if tot else 0.0
+
+
+def _edge_map(mask: np.ndarray, gray: np.ndarray) -> np.ndarray:
+    """Where an outline can be: the blob boundaries and strong brightness edges (thickened by 1 px)."""
+    k = np.ones((3, 3), np.uint8)
+    boundary = cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, k)
+    gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1, ksize=3)
+    mag = cv2.add(cv2.convertScaleAbs(gx), cv2.convertScaleAbs(gy))
+    strong = (mag > 60).astype(np.uint8) * 255
+    return cv2.dilate(cv2.bitwise_or(boundary, strong), k)
+
+
+def _edge_support(q: np.ndarray, edges: np.ndarray) -> float:
+    """Share of a rectangle's outline that runs along an edge of the picture."""
+    pts = []
+    for k in range(4):
+        a, b = q[k], q[(k + 1) % 4]
+        n = max(int(np.linalg.norm(b - a) / 2), 3)
+        t = np.linspace(0.12, 0.88, n)[:, None]
+        pts.append(a + (b - a) * t)
+    p = np.round(np.concatenate(pts)).astype(int)
+    h, w = edges.shape
+    ok = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
+    if not ok.any():
+        return 0.0
+    p = p[ok]
+    return float((edges[p[:, 1], p[:, 0]] > 0).mean())
+
+
+def _mean_rect(rects: list[np.ndarray]) -> np.ndarray:
+    """Average of rectangles proposed for the same card, corners matched up first."""
+    ref = _clockwise(rects[0])
+    acc = [ref]
+    for q in rects[1:]:
+        q = _clockwise(q)
+        k = min(range(4), key=lambda k: float(np.abs(np.roll(q, -k, axis=0) - ref).sum()))
+        acc.append(np.roll(q, -k, axis=0))
+    return np.mean(acc, axis=0)
 
 
 def _axis_diff(q1: np.ndarray, q2: np.ndarray) -> float:

@@ -154,11 +154,17 @@ class Tracker:
                 tr.confirmed = True
                 tr.zone = self.layout.zone_at(tuple(tr.center))
                 fresh.append(tr)
-            elif tr.confirmed and not tr.exposed and tr.zone and tr.zone[0] == "seat" and (
-                tr.face == "up"
-                and tr.up_streak >= self.debounce
-                and tr.code
-                and tr.initial_face == "down"
+            elif (
+                tr.confirmed
+                and not tr.exposed
+                and tr.zone
+                and tr.zone[0] == "seat"
+                and (
+                    tr.face == "up"
+                    and tr.up_streak >= self.debounce
+                    and tr.code
+                    and tr.initial_face == "down"
+                )
             ):
                 tr.exposed = True
                 events.append({"type": "expose", "seat": tr.zone[1], "card": tr.code, "by": "dealer"})
