@@ -19,7 +19,7 @@ from firmware_bridge.scene import Scene
 
 Pixel = tuple[int, int, int]
 
-WIDTH, HEIGHT = 960, 640
+WIDTH, HEIGHT = 960, 680
 CENTER = (WIDTH // 2, HEIGHT // 2 + 20)
 RIM_AXES = (380, 230)  # ellipse half-axes of the LED ring
 FELT = (40, 110, 30)  # BGR
@@ -97,7 +97,7 @@ def render_rim(
         cv2.putText(img, title, (20, 34), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (230, 230, 230), 2, cv2.LINE_AA)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(out), img):
+    if not cv2.imwrite(str(out), img, [cv2.IMWRITE_PNG_COMPRESSION, 9]):
         raise OSError(f"could not write {out}")
     return out
 

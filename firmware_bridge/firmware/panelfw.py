@@ -30,7 +30,7 @@ MODE_BOOT = "boot"
 MODE_OFFLINE = "offline"
 MODE_SCENE = "scene"
 
-OFFLINE_TEXT = "OFFLINE\nno table computer"
+OFFLINE_TEXT = "OFFLINE\ntable computer\nnot talking"
 BOOT_TEXT = "WAITING FOR\ntable computer"
 
 
