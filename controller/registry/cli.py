@@ -88,13 +88,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = reg.add_subparsers(dest="register_command", metavar="REGISTER_COMMAND")
     reg.set_defaults(handler=lambda args: reg.print_help() or UNUSABLE)
 
-    keys = sub.add_parser("keys", help="create the venue key file")
+    keys = sub.add_parser("keys", help="the venue key file: create, rotate")
     keys_sub = keys.add_subparsers(dest="keys_command", metavar="KEYS_COMMAND")
     keys.set_defaults(handler=lambda args: keys.print_help() or UNUSABLE)
     k_init = keys_sub.add_parser("init", parents=[_common(with_keys=True)], help="new key file (mode 0600)")
     k_init.add_argument("--venue", required=True, help="venue name written into every card")
     k_init.add_argument("--key-id", default="k1")
     k_init.set_defaults(handler=cmd_keys_init)
+    k_rot = keys_sub.add_parser(
+        "rotate",
+        parents=[_common(with_keys=True)],
+        help="add a new signing key; optionally retire old key ids",
+    )
+    k_rot.add_argument("--key-id", required=True, help="id of the new key, e.g. k2")
+    k_rot.add_argument(
+        "--retire", action="append", default=[], help="key id whose cards are refused from now on"
+    )
+    k_rot.set_defaults(handler=cmd_keys_rotate)
 
     m = sub.add_parser("member", parents=[_common()], help="register a new member")
     m.add_argument("--name", required=True, help="display name (shown at the table)")
@@ -249,6 +259,22 @@ def cmd_keys_init(args: argparse.Namespace) -> int:
         _err(f"{args.keys}: {exc}")
         return UNUSABLE
     print(f"created {args.keys} (mode 0600) for venue {args.venue}, key id {args.key_id}; keep it secret")
+    return OK
+
+
+def cmd_keys_rotate(args: argparse.Namespace) -> int:
+    from controller.registry.errors import SecretFileError
+    from controller.registry.keys import rotate_key_file
+
+    try:
+        keys = rotate_key_file(args.keys, args.key_id, retire=args.retire)
+    except SecretFileError as exc:
+        _err(str(exc))
+        return UNUSABLE
+    print(
+        f"{args.keys}: new cards are signed with {keys.current}"
+        + (f"; cards signed with {', '.join(sorted(keys.retired))} are refused" if keys.retired else "")
+    )
     return OK
 
 

@@ -145,3 +145,41 @@ def create_key_file(path: str | os.PathLike[str], venue: str, key_id: str = "k1"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(body)
+
+
+def rotate_key_file(
+    path: str | os.PathLike[str], new_key_id: str, *, retire: list[str] | None = None
+) -> VenueKeys:
+    """Add a fresh key and sign new cards with it; `retire` lists key ids whose cards are refused
+    from now on (re-issue those cards). The file is replaced atomically and stays mode 0600."""
+    path = Path(path)
+    keys = load_keys(path)
+    if not KEY_ID_RE.match(new_key_id):
+        raise SecretFileError(f"key id {new_key_id!r}: use 1-16 letters, digits, '-' or '_'")
+    if new_key_id in keys.keys:
+        raise SecretFileError(f"{path}: key id {new_key_id!r} already exists")
+    retired = set(keys.retired) | set(retire or [])
+    unknown = retired - set(keys.keys)
+    if unknown:
+        raise SecretFileError(f"{path}: cannot retire unknown key id(s) {', '.join(sorted(unknown))}")
+    lines = [
+        f'venue = "{keys.venue}"',
+        f'current = "{new_key_id}"',
+        "retired = [" + ", ".join(f'"{k}"' for k in sorted(retired)) + "]",
+        "",
+        "[keys]",
+    ]
+    lines += [f'{k} = "{v.reveal().hex()}"' for k, v in keys.keys.items()]
+    lines.append(f'{new_key_id} = "{secrets.token_hex(32)}"')
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return load_keys(path)

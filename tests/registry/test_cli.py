@@ -178,3 +178,32 @@ def test_status_penalty_show(desk, capsys):
     code, out, _ = run(capsys, "register", "show", pid)
     assert code == 0
     assert "status suspended (abuse)" in out and "penalty" in out and "[cool_mule:11.b]" in out
+
+
+def test_key_rotation_retires_old_cards(desk, capsys):
+    from controller.registry.keys import load_keys
+    from controller.registry.registry import Registry
+    from hil.nfc import player_card
+
+    pid = add(capsys, "Ann")
+    t = tap_later(desk / "desk", SimulatedNtag())
+    assert run(capsys, "register", "write-card", pid, "--wait", "5")[0] == 0
+    t.join()
+    registry = Registry.open(os.environ["SMART_TABLE_REGISTRY"])
+    old_card = player_card(
+        registry, load_keys(desk / "keys.toml"), pid
+    )  # the card as written, signed with k1
+    code, out, _ = run(capsys, "register", "keys", "rotate", "--key-id", "k2", "--retire", "k1")
+    assert code == 0 and "signed with k2" in out
+    assert os.stat(desk / "keys.toml").st_mode & 0o777 == 0o600
+    spool_tap(desk / "desk", old_card, dwell=1.0)
+    code, out, _ = run(capsys, "register", "check", "--wait", "5")
+    assert code == 1 and "[retired_key]" in out
+    t = tap_later(desk / "desk", old_card)  # re-issue on the same tag with the new key
+    code, out, err = run(capsys, "register", "write-card", pid, "--wait", "5")
+    t.join()
+    assert code == 0, err
+    spool_tap(desk / "desk", player_card(registry, load_keys(desk / "keys.toml"), pid), dwell=1.0)
+    code, out, _ = run(capsys, "register", "check", "--wait", "5")
+    assert code == 0 and "Ann" in out
+    registry.close()

@@ -210,3 +210,14 @@ async def test_missing_reader_reports_and_retries_without_crashing():
         await _first_tap("tty:S99:pn532", timeout=1.0, errors=errors)
     assert errors and "no NFC reader found at 'tty:S99:pn532'" in errors[0]
     assert "dialout" in errors[0]
+
+
+def test_write_and_check_never_log_the_secret(reader, desk, caplog):
+    import logging
+
+    registry, keys = desk
+    caplog.set_level(logging.DEBUG)  # nfcpy's own debug logging included: it shows frames, not keys
+    reader.present(SimulatedNtag())
+    write_card(reader.frontend(), registry, keys, "P1", now=NOW, wait=1)
+    secret = keys.keys[keys.current].reveal()
+    assert secret.hex() not in caplog.text.lower() and secret.hex().upper() not in caplog.text
