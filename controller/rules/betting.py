@@ -21,7 +21,7 @@ WORDS = ("fold", "check", "call", "bet", "raise", "allin")
 _AMOUNT = re.compile(r"\d+")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Facing:
     """What one seat faces when it acts."""
 
@@ -43,7 +43,7 @@ class Facing:
         return None if self.stack is None else self.committed + self.stack
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ruling:
     kind: str  # fold | check | call | bet | raise, or "restricted" (check facing a bet: call or fold only)
     to: int  # the seat's total for the round after the action

@@ -48,11 +48,15 @@ class HandPlay:
     def __init__(self, profile: Profile, setup: HandSetup):
         self.profile = profile
         self.setup = setup
+        self._reopen = profile.value("betting", "reopen")
+        self._min_raise_rule = profile.value("betting", "min_raise")
         self.n = setup.seats
         self.button = setup.button
         self.order: list[int] = clockwise_from_button(setup.dealt_in, setup.button, setup.seats)
+        self._index = {s: i for i, s in enumerate(self.order)}
         self.stacks: dict[int, int | None] = {s: setup.stacks.get(s) for s in self.order}
-        self.total: dict[int, int] = {s: 0 for s in self.order}  # chips put in this hand
+        self.total: dict[int, int] = {s: 0 for s in self.order}  # chips put in this hand, antes included
+        self.antes: dict[int, int] = {s: 0 for s in self.order}  # of which antes: dead money, never "uncalled"
         self.round_in: dict[int, int] = {s: 0 for s in self.order}  # chips put in this betting round
         self.folded: set[int] = set()
         self.all_in: set[int] = set()
@@ -106,6 +110,8 @@ class HandPlay:
             if stack - chips == 0:
                 self.all_in.add(seat)
         self.total[seat] += chips
+        if not bet:
+            self.antes[seat] += chips
         if bet:
             self.round_in[seat] += chips
         return chips
@@ -141,8 +147,9 @@ class HandPlay:
 
     # ---- turn order ------------------------------------------------------------------------------
 
-    def _needs_action(self, seat: int) -> bool:
-        if not self.can_act(seat):
+    def _needs_action(self, seat: int, able: int | None = None) -> bool:
+        """Must `seat` act before the round is complete? `able`: how many seats can still bet."""
+        if seat in self.folded or seat in self.all_in:
             return False
         if len(self.order) - len(self.folded) < 2:
             return False
@@ -151,16 +158,23 @@ class HandPlay:
         if seat in self.acted_level:
             return False
         # Not acted yet: only worth asking when someone else can still bet against it.
-        return any(self.can_act(s) for s in self.order if s != seat)
+        return (self._able() if able is None else able) >= 2
 
     def _next_after(self, seat: int) -> int | None:
-        pos = (seat - self.button - 1) % self.n
+        """The first seat clockwise after `seat` (which may be an empty seat) that must act."""
         ordered = self.order
-        start = 0
-        while start < len(ordered) and (ordered[start] - self.button - 1) % self.n <= pos:
-            start += 1
-        for s in ordered[start:] + ordered[:start]:
-            if self._needs_action(s):
+        count = len(ordered)
+        index = self._index.get(seat)
+        if index is None:  # the button's seat or another seat not dealt in
+            pos = (seat - self.button - 1) % self.n
+            index = -1
+            for i, s in enumerate(ordered):
+                if (s - self.button - 1) % self.n <= pos:
+                    index = i
+        able = self._able()
+        for step in range(1, count + 1):
+            s = ordered[(index + step) % count]
+            if self._needs_action(s, able):
                 return s
         return None
 
@@ -170,7 +184,7 @@ class HandPlay:
         self.round_running = self.to_act is not None
 
     def _able(self) -> int:
-        return sum(1 for s in self.order if self.can_act(s))
+        return len(self.order) - len(self.folded | self.all_in)
 
     # ---- actions ---------------------------------------------------------------------------------
 
@@ -191,10 +205,9 @@ class HandPlay:
         return seat
 
     def _facing(self, seat: int) -> Facing:
-        reopen = self.profile.value("betting", "reopen")
         restriction = self.restricted.get(seat)
         can_raise = restriction is None and reopened_for(
-            reopen, self.acted_level.get(seat), self.last_full_level, self.current, self.min_raise
+            self._reopen, self.acted_level.get(seat), self.last_full_level, self.current, self.min_raise
         )
         return Facing(
             committed=self.round_in[seat],
@@ -256,10 +269,10 @@ class HandPlay:
         if ruling.kind in ("bet", "raise") and ruling.to > self.current:
             increment = ruling.to - self.current
             full = increment >= self.min_raise
-            if not full and ruling.all_in and self.profile.value("betting", "reopen") == "half_bet_is_full":
+            if not full and ruling.all_in and self._reopen == "half_bet_is_full":
                 full = 2 * increment >= self.min_raise  # corner_pocket:Betting.M
             if full:
-                if self.profile.value("betting", "min_raise") == "last_full":
+                if self._min_raise_rule == "last_full":
                     self.min_raise = increment
                 else:
                     self.min_raise = max(self.min_raise, increment)
@@ -371,7 +384,8 @@ class HandPlay:
     # ---- end of a betting round ------------------------------------------------------------------
 
     def _return_uncalled(self) -> list[dict]:
-        back = uncalled(self.total)
+        # Only bets can go uncalled: a big-blind ante is not a bet that others must match.
+        back = uncalled({s: chips - self.antes[s] for s, chips in self.total.items()})
         if back is None:
             return []
         seat, chips = back

@@ -84,6 +84,8 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"{path}: final {result.final_stacks} finishing {result.finishing_stacks} {status}")
         for error in result.errors:
             print(f"  {error}")
+        for note in result.notes:
+            print(f"  note: {note}")
     total = len(args.files)
     summary = (
         f"{total} hands: {agree} agree, {fractional} differ only by a fractional odd chip in the file, "

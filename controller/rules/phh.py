@@ -11,6 +11,7 @@ except heads-up, where it is seat 2.
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,13 +84,94 @@ def parse(data: dict, path: str) -> PhhHand:
     return PhhHand(path, [str(p) for p in players], starting, finishing, antes, blinds, min_bet, actions, number)
 
 
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
+_ITEM = re.compile(r"\s*(?:'([^'\n]*)'|\"([^\"\\\n]*)\"|([-+0-9.eE]+|true|false|inf))\s*(,|\])")
+
+
+def _scalar(text: str) -> Any:
+    if text == "true" or text == "false":
+        return text == "true"
+    if text == "inf":
+        return math.inf
+    if any(c in text for c in ".eE") and not text.lstrip("+-").isdigit():
+        return float(text)
+    return int(text)
+
+
+def fast_toml(text: str) -> dict | None:
+    """The flat `key = value` subset PHH files use (numbers, strings, booleans, one-level arrays, comments),
+    several times faster than tomllib; None for anything else, and the caller falls back to tomllib."""
+    out: dict[str, Any] = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
+        if not line or line.startswith("#"):
+            continue
+        m = _KEY_LINE.fullmatch(line)
+        if m is None:
+            return None
+        key, value = m.groups()
+        if key in out:
+            return None
+        if value.startswith("["):
+            while value.count("[") != value.count("]") or value.rstrip()[-1:] != "]":
+                if i >= len(lines) or ("#" in lines[i] and "'" not in lines[i]):
+                    return None
+                value += " " + lines[i].strip()
+                i += 1
+            body = value[1:].strip()
+            items: list[Any] = []
+            pos = 0
+            if body == "]":
+                out[key] = items
+                continue
+            while True:
+                im = _ITEM.match(body, pos)
+                if im is None:
+                    return None
+                single, double, bare, end = im.groups()
+                if single is not None or double is not None:
+                    items.append(single if single is not None else double)
+                else:
+                    try:
+                        items.append(_scalar(bare))
+                    except ValueError:
+                        return None
+                pos = im.end()
+                if end == "]":
+                    break
+                if body[pos:].strip().startswith("]"):  # a trailing comma
+                    pos = body.index("]", pos) + 1
+                    break
+            if body[pos:].strip():
+                return None
+            out[key] = items
+        elif value[:1] in "'\"":
+            quote = value[0]
+            if len(value) < 2 or value[-1] != quote or quote in value[1:-1] or "\\" in value:
+                return None
+            out[key] = value[1:-1]
+        else:
+            try:
+                out[key] = _scalar(value)
+            except ValueError:
+                return None
+    return out
+
+
 def load(path: str | Path) -> PhhHand:
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise PhhError(f"{path}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise PhhError(f"{path}: not valid TOML: {exc}") from None
+    data = fast_toml(text)
+    if data is None:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise PhhError(f"{path}: not valid TOML: {exc}") from None
     return parse(data, str(path))
 
 
@@ -238,6 +320,10 @@ class DirectTable:
     def _feed(self, ev: dict, line_no: int) -> list[dict]:
         kind = ev.get("type")
         hand = self.hand
+        if hand is not None and kind in _HAND_LINES:
+            return _HAND_LINES[kind](self, hand, ev, line_no)
+        if kind == "deal":
+            return []
         if kind == "table":
             self.seats = ev["seats"]
         elif kind == "seat":
@@ -264,28 +350,27 @@ class DirectTable:
                     heads_up=heads_up, big_blind_ante=self.level["big_blind_ante"],
                 ),
             )
-        elif kind == "deal":
-            pass
-        elif hand is None:
+        elif kind in _HAND_LINES:
             raise Rejected(f"'{kind}' before hand_start")
-        elif kind == "action":
-            return hand.action(ev, line_no)
-        elif kind == "burn":
-            return hand.burn(line_no)
-        elif kind == "board":
-            return hand.board(ev, line_no)
-        elif kind == "show":
-            return hand.show(ev, line_no)
-        elif kind == "muck":
-            return hand.muck(ev, line_no)
-        elif kind == "hand_end":
-            out = hand.finish(line_no)
-            self._stacks.update(hand.stacks)
-            self.hand = None
-            return out
         else:
             raise Rejected(f"unknown line type {kind!r}")
         return []
+
+    def _end(self, hand: HandPlay, line_no: int) -> list[dict]:
+        out = hand.finish(line_no)
+        self._stacks.update(hand.stacks)
+        self.hand = None
+        return out
+
+
+_HAND_LINES = {
+    "action": lambda table, hand, ev, n: hand.action(ev, n),
+    "burn": lambda table, hand, ev, n: hand.burn(n),
+    "board": lambda table, hand, ev, n: hand.board(ev, n),
+    "show": lambda table, hand, ev, n: hand.show(ev, n),
+    "muck": lambda table, hand, ev, n: hand.muck(ev, n),
+    "hand_end": lambda table, hand, ev, n: table._end(hand, n),
+}
 
 
 def make_table(profile: Profile, seats: int, engine: str = "auto") -> Any:
@@ -310,6 +395,7 @@ class ReplayResult:
     fractional: bool = False  # the file's finishing stacks split a chip (not whole numbers)
     errors: list[str] = field(default_factory=list)
     outputs: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
         return {
@@ -324,7 +410,21 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", engine: str = "aut
     """Drive one hand through the engine; compare the final stacks with the file's."""
     lines = to_lines(hand, profile_name)
     n = len(hand.players)
-    table = make_table(load_profile(profile_name), n, engine)
+    profile = load_profile(profile_name)
+    table = make_table(profile, n, engine)
+    notes: list[str] = []
+    if isinstance(table, DirectTable) is False and any(line.get("big_blind_ante") for line in lines):
+        # A big-blind ante reaches HandPlay only if the engine passes the level's `big_blind_ante` on;
+        # an engine that does not would post everyone's ante: play the hand logic alone instead.
+        probe = make_table(profile, n, engine)
+        for i, line in enumerate(lines, start=1):
+            probe.feed(line, i)
+            if line["type"] == "hand_start":
+                break
+        play = _current_play(probe)
+        if play is None or not play.setup.big_blind_ante:
+            notes.append("the table engine does not pass big_blind_ante on: replayed through the hand logic alone")
+            table = DirectTable(profile, n)
     errors: list[str] = []
     outputs: list[dict] = []
     for i, line in enumerate(lines, start=1):
@@ -342,7 +442,7 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", engine: str = "aut
     match = finishing is not None and not errors and all(
         f is not None and float(f) == float(e) for f, e in zip(final, finishing, strict=True)
     )
-    return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs)
+    return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs, notes)
 
 
 # ---- export ------------------------------------------------------------------------------------------
@@ -425,7 +525,7 @@ def export_event_log(lines: list[dict | str], profile: str = "bluff_street", sea
             isinstance(line, str) and '"hand_end"' in line
         )
         if is_end and before is not None and before.finished and not any(o.get("type") == "error" for o in out):
-            hands.append((before.setup.number, hand_to_phh(before, names, {"table_profile": profile})))
+            hands.append((before.setup.number, hand_to_phh(before, names, {"_profile": profile})))
     return hands
 
 

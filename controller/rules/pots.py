@@ -45,6 +45,10 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
     seats that reached it; chips of folded seats fill the layers they reach.
     """
     levels = sorted({contributed.get(s, 0) for s in live})
+    if len(levels) == 1 and all(chips <= levels[0] for chips in contributed.values()):
+        # Everyone still in put in the same: one pot (the usual case, kept fast).
+        amount = sum(contributed.values()) + dead
+        return [Pot(amount, tuple(live))] if amount > 0 else []
     pots: list[Pot] = []
     previous = 0
     for level in levels:

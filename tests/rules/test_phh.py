@@ -161,3 +161,33 @@ def test_export_skips_misdealt_hands():
         {"type": "deal", "seat": 2, "card": "Kd"},  # first card exposed: misdeal (cool_mule:5.g)
     ]
     assert export_event_log(log) == []
+
+
+WSOP_3 = """variant = 'NT'
+ante_trimming_status = false
+antes = [0, 150000, 0, 0, 0]
+blinds_or_straddles = [50000, 100000, 0, 0, 0]
+min_bet = 100000
+starting_stacks = [4100000, 8775000, 4550000, 8525000, 3750000]
+actions = ['d dh p1 Qd', 'd dh p2 Ts', 'd dh p3 4c', 'd dh p4 7s', 'd dh p5 Qc', 'd dh p1 8s', 'd dh p2 2d',
+  'd dh p3 3s', 'd dh p4 5h', 'd dh p5 Tc', 'p3 f', 'p4 f', 'p5 cbr 200000', 'p1 f', 'p2 cc', 'd db Th8c5d',
+  'p2 cc', 'p5 cbr 175000', 'p2 cc', 'd db 9d', 'p2 cc', 'p5 cc', 'd db Jd', 'p2 cbr 225000', 'p5 cbr 700000',
+  'p2 f']
+finishing_stacks = [4050000, 8025000, 4550000, 8525000, 4550000]
+"""
+
+
+@pytest.mark.parametrize("engine", ["auto", "direct"])
+def test_wsop_big_blind_ante_hand_agrees(tmp_path, engine):
+    """The 2023 WSOP #43 day-5 hand 3 (pokerkit data, MIT): a big-blind ante bigger than the big blind; the
+    river raise is uncalled and comes back. Expected stacks worked out by hand (and checked by pokerkit)."""
+    path = _write(tmp_path, "wsop3.phh", WSOP_3)
+    result = replay(load(path), engine=engine)
+    assert result.match, (result.final_stacks, result.errors, result.notes)
+    pokerkit = pytest.importorskip("pokerkit")
+    with open(path, "rb") as fh:
+        history = pokerkit.HandHistory.load(fh)
+    state = None
+    for state in history:  # noqa: B007 - the last state is the end of the hand
+        pass
+    assert state is not None and list(state.stacks) == result.final_stacks
