@@ -130,12 +130,13 @@ class Transaction:
         return self._db._execute(self._conn, sql, params)
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        cur = self.execute(sql, params)
-        row = cur.fetchone()
+        with self._db._lock:  # one statement and its fetch at a time per connection
+            row = self.execute(sql, params).fetchone()
         return tuple(row) if row is not None else None
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return [tuple(r) for r in self.execute(sql, params).fetchall()]
+        with self._db._lock:
+            return [tuple(r) for r in self.execute(sql, params).fetchall()]
 
     def lock_event(self, event_id: str) -> None:
         """Serialise writers of one event (PostgreSQL row lock; SQLite already holds the write lock)."""
@@ -146,10 +147,11 @@ class Transaction:
 class Database:
     """A connection to the registry database with migrations applied."""
 
-    def __init__(self, dialect: str, conn: Any, where: str):
+    def __init__(self, dialect: str, conn: Any, where: str, url: str | None = None):
         self.dialect = dialect
         self._conn = conn
         self.where = where
+        self._url = url
         self._lock = threading.RLock()
 
     # -- opening -----------------------------------------------------------------------------
@@ -191,9 +193,24 @@ class Database:
                 f"registry {_redact(url)}: cannot connect to PostgreSQL: {str(exc).strip().splitlines()[0]}",
                 "db_unavailable",
             ) from None
-        db = cls("postgresql", conn, _redact(url))
+        db = cls("postgresql", conn, _redact(url), url)
         db.migrate()
         return db
+
+    def _reconnect_if_broken(self) -> None:
+        """A PostgreSQL server restart breaks the connection: the statement in flight fails (the
+        caller refuses that one operation), the next one reconnects."""
+        if self.dialect != "postgresql" or not (self._conn.closed or self._conn.broken):
+            return
+        import psycopg
+
+        try:
+            self._conn = psycopg.connect(self._url, autocommit=True, connect_timeout=5)
+        except psycopg.Error as exc:
+            raise RegistryError(
+                f"registry {self.where}: PostgreSQL unavailable: {str(exc).strip().splitlines()[0]}",
+                "db_unavailable",
+            ) from None
 
     def close(self) -> None:
         with self._lock:
@@ -223,6 +240,7 @@ class Database:
     def transaction(self) -> Iterator[Transaction]:
         """All-or-nothing: commits on normal exit, rolls back on any exception."""
         with self._lock:
+            self._reconnect_if_broken()
             if self.dialect == "postgresql":
                 with self._conn.transaction():
                     yield Transaction(self, self._conn)
@@ -238,7 +256,9 @@ class Database:
 
     def read(self) -> Transaction:
         """A handle for single read statements outside a transaction."""
-        return Transaction(self, self._conn)
+        with self._lock:
+            self._reconnect_if_broken()
+            return Transaction(self, self._conn)
 
     # -- migrations --------------------------------------------------------------------------
     def schema_version(self) -> int:

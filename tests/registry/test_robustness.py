@@ -82,3 +82,29 @@ def test_bad_display_name(registry, bad):
     with pytest.raises(RegistryError) as err:
         add_member(registry, "P1", bad)
     assert err.value.reason == "bad_name"
+
+
+def test_postgres_restart_refuses_one_tap_then_recovers(pg_url, keys):
+    """The league server drops the table's connection: that tap is refused, the next one works."""
+    import psycopg
+
+    from controller.registry.checkin import TableCheckIn
+    from tests.registry.conftest import PG_URL
+
+    reg = Registry.open(pg_url)
+    open_event(reg, tables=(("T1", 6),))
+    for n, pid in enumerate(("P1", "P2"), start=1):
+        add_member(reg, pid, pid)
+        reg.issue_card(bytes([4, 0, 0, 0, 0, 0, n]), pid, "cool_mule", keys.current, now=NOW)
+        reg.register("E1", pid, now=NOW)
+    reg.draw("E1", seed=1, now=NOW)
+    table = TableCheckIn(reg, venue="cool_mule", table_id="T1", event_id="E1", verifier=CardVerifier(keys))
+    pid_backend = reg.db.read().one("SELECT pg_backend_pid()")[0]
+    with psycopg.connect(PG_URL, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid_backend,))
+    uid1, uid2 = bytes([4, 0, 0, 0, 0, 0, 1]), bytes([4, 0, 0, 0, 0, 0, 2])
+    first = table.on_tap(uid1, encode_card(uid1, "P1", keys), NOW)
+    assert (first.accepted, first.reason) == (False, "registry_unavailable")
+    second = table.on_tap(uid2, encode_card(uid2, "P2", keys), NOW)
+    assert second.accepted and second.lines[0]["player"] == "P2"
+    reg.close()
