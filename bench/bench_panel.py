@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import statistics
 import sys
 import time
@@ -65,7 +66,41 @@ async def run(args: argparse.Namespace) -> int:
         SimulatedPanel(args.seats, baudrate=args.baudrate) as panel,
         PanelBridge(panel.port, args.seats, baudrate=args.baudrate) as bridge,
     ):
-        return await measure(bridge, args)
+        status = await measure(bridge, args)
+        if status == 0 and args.recoveries:
+            await measure_recovery(panel, bridge, args)
+        return status
+
+
+async def measure_recovery(panel: SimulatedPanel, bridge: PanelBridge, args: argparse.Namespace) -> None:
+    """Time from the panel coming back (firmware booted) to showing the current scene again."""
+    state = SignalState(args.seats)
+    scene = state.apply(json.loads(engine_lines(1, args.seats)[0]))
+    assert scene is not None
+    await bridge.show(scene, timeout=5)
+    want = [(list(s.color), s.effect) for s in scene.seats]
+
+    def restored(s: dict) -> bool:
+        return s.get("mode") == "scene" and [(x["color"], x["effect"]) for x in s["seats"]] == want
+
+    results: dict[str, list[float]] = {"firmware reset": [], "cable pulled": []}
+    for _ in range(args.recoveries):
+        for fault in results:
+            before = panel.state()["boot_counter"]
+            if fault == "firmware reset":
+                await panel.restart()
+            else:
+                await panel.unplug()
+                await asyncio.sleep(0.3)
+                await panel.replug()
+            booted = await panel.wait_for(lambda s, b=before: s.get("boot_counter") == b + 1, 10)
+            back = await panel.wait_for(restored, 10)
+            results[fault].append((back["received_at"] - booted["received_at"]) * 1000)
+    for fault, values in results.items():
+        print(
+            f"  recovery, {fault:<15} median {statistics.median(values):.1f} ms, max {max(values):.1f} ms "
+            f"over {len(values)} (firmware booted -> scene shown again; goal < 1000 ms)"
+        )
 
 
 async def measure(bridge: PanelBridge, args: argparse.Namespace) -> int:
@@ -125,6 +160,9 @@ def main() -> int:
     parser.add_argument("--seats", type=int, default=10)
     parser.add_argument("--baudrate", type=int, default=115200)
     parser.add_argument("--seconds", type=float, default=3.0, help="duration of the sustained-rate run")
+    parser.add_argument("--recoveries", type=int, default=5, help="firmware resets and cable pulls to time")
+    # The faults provoked on purpose are logged as warnings by the bridge; keep the figures readable.
+    logging.getLogger("firmware_bridge").setLevel(logging.ERROR)
     return asyncio.run(run(parser.parse_args()))
 
 

@@ -440,6 +440,7 @@ class PanelBridge:
 
     async def _send_scene(self, link: _Link) -> None:
         version = self._desired_version
+        boot = self._boot_counter
         seq = self._next_seq()
         self._acked_seq = None
         self._nak = None
@@ -463,8 +464,13 @@ class PanelBridge:
                     else:
                         self._ready = False  # stale/version trouble: shake hands again
                     return
-                if link.lost.is_set() or not self._ready or self._desired_version != version:
-                    return  # lost, panel reset, or superseded by a newer scene
+                if (
+                    link.lost.is_set()
+                    or not self._ready
+                    or self._desired_version != version
+                    or self._boot_counter != boot
+                ):
+                    return  # lost, panel rebooted (this frame may be gone with it), or superseded
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
