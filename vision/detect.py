@@ -27,6 +27,7 @@ import numpy as np
 
 from vision.read import BuiltinReader, DeckModel, ReadResult, load_model
 
+DEBUG = False
 CARD_ASPECT = 88.0 / 63.0
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
 
@@ -116,6 +117,7 @@ class Detector:
         h, w = frame.shape[:2]
         work, scale = self._work_image(frame)
         mask, gray = self._foreground(work)
+        self._work = work
         rects, leftovers, card_w = self._cards(mask, gray, scale)
         cards = self._describe(frame, rects, scale)
         button, discs = self._discs(frame, mask, leftovers, rects, scale, card_w)
@@ -187,6 +189,7 @@ class Detector:
                 sizes.append((s, lng))
         if sizes:
             cw, ch = np.median(np.array(sizes), axis=0)
+            ch = float(np.clip(ch, cw * 1.38, cw * 1.6))  # blur rounds the long side down a little
             self.card_width_hint = float(cw / scale)
         elif self.layout is not None:
             cw = self.layout.card_width_px() * scale
@@ -199,7 +202,7 @@ class Detector:
             ch = cw * CARD_ASPECT
         rects: list[_Rect] = []
         leftovers = []
-        edges = _edge_map(mask, gray)
+        edges = (cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3))
         for c in blobs:
             area = cv2.contourArea(c)
             if area < 0.35 * cw * ch:
@@ -208,7 +211,7 @@ class Detector:
             found = _split_blob(c, cw, ch, mask, edges)
             rects.extend(found)
             leftovers.append((c, found))
-        _order_overlaps(rects, gray)
+        _order_overlaps(rects, gray, self._work)
         return rects, leftovers, cw
 
     def _describe(self, frame: np.ndarray, rects: list[_Rect], scale: float) -> list[CardObs]:
@@ -222,11 +225,14 @@ class Detector:
                 for j, o in enumerate(rects)
                 if j != i and o.order > r.order and _overlap(full_polys[i], full_polys[j])
             ]
+            touching = [
+                full_polys[j] for j in range(len(rects)) if j != i and _overlap(full_polys[i], full_polys[j])
+            ]
             hit = self._recall(corners) if self.track else None
             if hit is not None:
                 face, code, conf = hit
             else:
-                face, code, conf = self._read(frame, corners, covering)
+                face, code, conf = self._read(frame, corners, covering, touching)
             new_memo.append((corners, face, code, conf))
             out.append(
                 CardObs(
@@ -251,7 +257,7 @@ class Detector:
                 return face, code, conf
         return None
 
-    def _read(self, frame: np.ndarray, corners: np.ndarray, covering: list[np.ndarray]):
+    def _read(self, frame: np.ndarray, corners: np.ndarray, covering: list[np.ndarray], touching=()):
         dst = np.float32([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]])
         m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
         canon = cv2.warpPerspective(
@@ -261,8 +267,13 @@ class Detector:
         for poly in covering:
             q = cv2.perspectiveTransform(poly.reshape(-1, 1, 2).astype(np.float32), m).reshape(-1, 2)
             cv2.fillConvexPoly(visible, np.round(q).astype(np.int32), 0)
-        res: ReadResult
-        res = self.model.read(canon, visible) if self.model is not None else self.builtin.read(canon, visible)
+        # the face is judged only where no other card lies, whichever is on top
+        own = visible.copy()
+        for poly in touching:
+            q = cv2.perspectiveTransform(poly.reshape(-1, 1, 2).astype(np.float32), m).reshape(-1, 2)
+            cv2.fillConvexPoly(own, np.round(q).astype(np.int32), 0)
+        reader = self.model if self.model is not None else self.builtin
+        res: ReadResult = reader.read(canon, visible, own)
         return res.face, res.code, res.confidence
 
     def _discs(self, frame, mask, leftovers, rects, scale, card_w):
@@ -424,6 +435,8 @@ def _split_blob(
         m = np.zeros_like(blob)
         cv2.fillConvexPoly(m, np.round(q - off).astype(np.int32), 1)
         bits.append(int.from_bytes(np.packbits(m.ravel()).tobytes(), "big"))
+    inner = cv2.erode(blob, np.ones((5, 5), np.uint8))
+    crisp = [_inner_edge_score(q, edges, inner, off) for q in cands]
     kmax = min(len(cands), 5, max(1, int(blob_area / (0.3 * card_area)) + 1))
     best_score, best = -1.0, ()
     for k in range(1, kmax + 1):
@@ -433,6 +446,10 @@ def _split_blob(
                 u |= bits[i]
             iou = (u & blob_bits).bit_count() / max((u | blob_bits).bit_count(), 1)
             score = iou - 0.05 * k + 0.004 * sum(min(votes[i], 4) for i in combo)
+            if k > 1:  # the card on top shows its outline across the others
+                score += 0.3 * max(crisp[i] for i in combo)
+            if DEBUG:
+                print("combo", combo, round(iou, 3), round(score, 3))
             if score > best_score:
                 best_score, best = score, combo
     if best_score < 0.75:
@@ -494,7 +511,7 @@ def _refine(rects: list[np.ndarray], blob: np.ndarray, blob_bits: int, off: np.n
             for dx, dy, dt in steps:
                 cand = [poses[k][0] + np.array([dx, dy]), poses[k][1] + dt]
                 b = bits_of(cand)
-                trial = [*bits[:k], b, *bits[k + 1:]]
+                trial = [*bits[:k], b, *bits[k + 1 :]]
                 score = iou(trial)
                 if score > best + 1e-4:
                     best, poses[k], bits[k], improved = score, cand, b, True
@@ -502,6 +519,34 @@ def _refine(rects: list[np.ndarray], blob: np.ndarray, blob_bits: int, off: np.n
             break
     # a card's width axis is the short side
     return [_clockwise(_rect_from_pose(p[0], p[1], cw, ch)) for p in poses]
+
+
+def _inner_edge_score(q: np.ndarray, grads, inner: np.ndarray, off: np.ndarray) -> float:
+    """How much a rectangle's sides inside the blob run along real straight edges (0..~1).
+
+    Gradient across the side minus gradient along it: a card's outline over another card scores
+    high, a line through a back pattern or plain paper scores about zero."""
+    gx, gy = grads
+    h, w = gx.shape
+    vals = []
+    for k in range(4):
+        a, b = q[k], q[(k + 1) % 4]
+        t = _unit(b - a)
+        nrm = np.array([-t[1], t[0]])
+        n = max(int(np.linalg.norm(b - a) / 2), 3)
+        for s in np.linspace(0.15, 0.85, n):
+            p = a + (b - a) * s
+            x, y = round(p[0]), round(p[1])
+            ix, iy = x - int(off[0]), y - int(off[1])
+            if not (0 <= x < w and 0 <= y < h and 0 <= iy < inner.shape[0] and 0 <= ix < inner.shape[1]):
+                continue
+            if not inner[iy, ix]:
+                continue
+            g = np.array([gx[y, x], gy[y, x]])
+            vals.append(abs(float(g @ nrm)) - abs(float(g @ t)))
+    if len(vals) < 4:
+        return 0.0
+    return max(0.0, float(np.mean(vals)) / 400.0)
 
 
 def _coverage(q: np.ndarray, blob: np.ndarray, off: np.ndarray) -> float:
@@ -585,24 +630,58 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     return inter > 1.0
 
 
-def _order_overlaps(rects: list[_Rect], gray: np.ndarray) -> None:
-    """Decide which of two overlapping cards is on top: its outline shows as an edge across the other."""
+def _order_overlaps(rects: list[_Rect], gray: np.ndarray, work: np.ndarray) -> None:
+    """Decide which of two overlapping cards is on top.
+
+    The overlap looks like the card on top (a white face over a back, or the reverse); when both
+    look alike (two backs, two faces) the top card's outline shows as an edge across the other.
+    """
     if len(rects) < 2:
         return
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    mag = cv2.magnitude(gx, gy)
+    mag = None
     for i in range(len(rects)):
         for j in range(i + 1, len(rects)):
             a, b = rects[i].corners, rects[j].corners
             if not _overlap(a, b):
                 continue
-            ea = _edge_strength_inside(a, b, mag)
-            eb = _edge_strength_inside(b, a, mag)
-            if ea >= eb:
+            top_i = _top_by_looks(a, b, work)
+            if top_i is None:
+                if mag is None:
+                    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+                    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+                    mag = cv2.magnitude(gx, gy)
+                top_i = _edge_strength_inside(a, b, mag) >= _edge_strength_inside(b, a, mag)
+            if top_i:
                 rects[i].order = max(rects[i].order, rects[j].order + 1)
             else:
                 rects[j].order = max(rects[j].order, rects[i].order + 1)
+
+
+def _top_by_looks(a: np.ndarray, b: np.ndarray, work: np.ndarray) -> bool | None:
+    """True if a is on top, False if b is, None if the overlap looks like both."""
+    pts = np.vstack([a, b])
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 1
+    h, w = work.shape[:2]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    ma = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    mb = np.zeros_like(ma)
+    cv2.fillConvexPoly(ma, np.round(a - [x0, y0]).astype(np.int32), 1)
+    cv2.fillConvexPoly(mb, np.round(b - [x0, y0]).astype(np.int32), 1)
+    k = np.ones((3, 3), np.uint8)
+    ma, mb = cv2.erode(ma, k), cv2.erode(mb, k)
+    both = (ma & mb).astype(bool)
+    only_a = (ma & (1 - mb)).astype(bool)
+    only_b = (mb & (1 - ma)).astype(bool)
+    if both.sum() < 10 or only_a.sum() < 10 or only_b.sum() < 10:
+        return None
+    roi = work[y0:y1, x0:x1].astype(np.float32)
+    ca, cb, cab = roi[only_a].mean(axis=0), roi[only_b].mean(axis=0), roi[both].mean(axis=0)
+    if np.abs(ca - cb).sum() < 60:  # the two cards look alike
+        return None
+    return bool(np.abs(cab - ca).sum() < np.abs(cab - cb).sum())
 
 
 def _edge_strength_inside(a: np.ndarray, b: np.ndarray, mag: np.ndarray) -> float:

@@ -56,7 +56,7 @@ def face_up_score(canon: np.ndarray, visible: np.ndarray) -> float:
     white = white_mask(canon)
     eroded = cv2.erode(white, np.ones((7, 7), np.uint8))
     vis = visible[4:-4, 4:-4] > 0
-    if vis.sum() < 200:
+    if vis.sum() < 400:
         vis = np.ones_like(vis)
     frac = float(eroded[4:-4, 4:-4][vis].mean())
     return float(min(1.0, frac / 0.2))
@@ -111,8 +111,8 @@ class DeckModel:
         index = cv2.GaussianBlur(n[y0:y1, x0:x1], (3, 3), 0)
         return full, index
 
-    def read(self, canon: np.ndarray, visible: np.ndarray) -> ReadResult:
-        up = face_up_score(canon, visible)
+    def read(self, canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None = None) -> ReadResult:
+        up = face_up_score(canon, visible if own is None else own)
         if self.back is not None:
             full, _ = self.features(canon)
             vis_small = cv2.resize(visible, (T_W, T_H), interpolation=cv2.INTER_AREA) > 128
@@ -385,8 +385,8 @@ def _rank_templates() -> list[tuple[str, np.ndarray, float]]:
 class BuiltinReader:
     """Reads standard-index cards of decks it has never seen (see module docstring)."""
 
-    def read(self, canon: np.ndarray, visible: np.ndarray) -> ReadResult:
-        up = face_up_score(canon, visible)
+    def read(self, canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None = None) -> ReadResult:
+        up = face_up_score(canon, visible if own is None else own)
         if up < 0.5:
             return ReadResult("down", None, 1.0 - up / 2)
         code, conf = self.identify(canon, visible)

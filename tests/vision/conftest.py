@@ -1,0 +1,37 @@
+"""Shared fixtures: enrolled deck models (built once per session) and a small render size."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hil.scene import deck_dir
+from vision.read import enroll_deck
+
+REPO = Path(__file__).resolve().parents[2]
+SMART_TABLE = REPO / ".venv" / "bin" / "smart-table"
+W, H = 1280, 720
+
+
+@pytest.fixture(scope="session")
+def tango_model(tmp_path_factory) -> str:
+    model, _ = enroll_deck(deck_dir("tango"))
+    path = tmp_path_factory.mktemp("models") / "tango.deck"
+    model.save(path)
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def anglo_model(tmp_path_factory) -> str:
+    model, _ = enroll_deck(deck_dir("anglo_poker"))
+    path = tmp_path_factory.mktemp("models") / "anglo.deck"
+    model.save(path)
+    return str(path)
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    exe = [str(SMART_TABLE)] if SMART_TABLE.exists() else [sys.executable, "-m", "controller.cli"]
+    return subprocess.run([*exe, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)

@@ -1,0 +1,122 @@
+"""Detection on rendered frames: every card, face up or down, the lower hole card, chips vs button."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hil.scene import (
+    FELTS,
+    CardPlacement,
+    Chip,
+    DealerButton,
+    TableScene,
+    board_card_pose,
+    button_pose,
+    chip_pose,
+    random_scene,
+    render,
+    seat_card_pose,
+)
+from vision.detect import Detector
+from vision.evaluate import Score, score_frame
+
+from .conftest import H, W
+
+
+def _pair(scene: TableScene, seat: int, codes=("As", "Kd"), up=(False, False)) -> None:
+    for i, code in enumerate(codes):
+        c, a = seat_card_pose(scene.seats, seat, i)
+        scene.cards.append(CardPlacement(c, a, code, face_up=up[i], seat=seat, zone="seat"))
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    return Detector()
+
+
+def test_random_tables_every_card_found(detector):
+    total = Score()
+    for seed, deck in [(11, "anglo_poker"), (12, "tango"), (13, "anglo_poker"), (14, "tango")]:
+        frame, truth = render(random_scene(seed, deck=deck), W, H, seed)
+        total.add(score_frame(detector.detect(frame), truth))
+    assert total.true_cards > 30
+    assert total.recall >= 0.95, total.mistakes
+    assert total.precision >= 0.95, total.mistakes
+    assert total.face_accuracy >= 0.95, total.mistakes
+    assert total.chips_as_button == 0
+
+
+@pytest.mark.parametrize("felt", ["green", "blue", "red", "grey", "black"])
+def test_overlapping_pair_is_two_cards_on_any_felt(detector, felt):
+    scene = TableScene(seats=6, felt=FELTS[felt], deck="tango" if felt == "red" else "anglo_poker")
+    _pair(scene, 2)
+    _pair(scene, 5, codes=("7c", "8h"), up=(True, False))
+    frame, truth = render(scene, W, H, seed=3)
+    res = detector.detect(frame)
+    s = score_frame(res, truth)
+    assert s.found == 4 and s.false_cards == 0, s.mistakes
+    assert s.face_right == 4, s.mistakes
+
+
+def test_white_chips_are_not_the_button_nor_cards(detector):
+    scene = TableScene(seats=6)
+    for seat in range(1, 7):
+        for k in range(2):
+            scene.chips.append(Chip(chip_pose(6, seat, k * 2), "white"))
+    frame, _truth = render(scene, W, H, seed=5)
+    res = detector.detect(frame)
+    assert res.button is None
+    assert res.cards == []
+
+
+@pytest.mark.parametrize(
+    ("colour", "label"),
+    [((238, 238, 236), "DEALER"), ((238, 238, 236), "D"), ((40, 180, 220), "DEALER"), ((150, 60, 30), "D")],
+)
+def test_button_found_among_chips(detector, colour, label):
+    scene = TableScene(seats=6)
+    for seat in range(1, 7):
+        scene.chips.append(Chip(chip_pose(6, seat, 0), "white"))
+        scene.chips.append(Chip(chip_pose(6, seat, 2), "red"))
+    text = (245, 245, 245) if sum(colour) < 360 else (20, 20, 20)
+    scene.button = DealerButton(button_pose(6, 4), colour=colour, text_colour=text, label=label, angle_deg=33)
+    _pair(scene, 4)
+    frame, truth = render(scene, W, H, seed=9)
+    res = detector.detect(frame)
+    assert res.button is not None
+    assert (
+        np.linalg.norm(np.array(res.button.center) - truth["button"]["center"])
+        < truth["button"]["radius"] / 2
+    )
+    assert res.button.radius == pytest.approx(truth["button"]["radius"], rel=0.2)
+
+
+def test_board_cards_side_by_side(detector):
+    scene = TableScene(seats=6)
+    for i, code in enumerate(["2c", "Jd", "Qh", "9s", "Ac"]):
+        c, a = board_card_pose(i)
+        scene.cards.append(CardPlacement(c, a, code, True, zone="board"))
+    frame, truth = render(scene, W, H, seed=2)
+    s = score_frame(detector.detect(frame), truth)
+    assert s.found == 5 and s.false_cards == 0, s.mistakes
+
+
+def test_result_json_fields(detector):
+    frame, _ = render(random_scene(21), W, H, 21)
+    d = detector.detect(frame).to_dict("x.png")
+    assert set(d) >= {"image", "width", "height", "cards", "button", "ms"}
+    for c in d["cards"]:
+        assert c["face"] in ("up", "down")
+        assert len(c["corners"]) == 4
+        assert c["code"] is None or len(c["code"]) == 2
+        if c["face"] == "down":
+            assert c["code"] is None
+
+
+def test_bad_frames(detector):
+    with pytest.raises(ValueError, match="empty frame"):
+        detector.detect(np.zeros((0, 0, 3), np.uint8))
+    gray = np.full((240, 320), 90, np.uint8)  # a grey frame with nothing on it
+    res = detector.detect(gray)
+    assert res.cards == [] and res.button is None
