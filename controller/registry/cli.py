@@ -376,22 +376,28 @@ def cmd_write_card(args: argparse.Namespace) -> int:
     return _run(args, body)
 
 
-def _tap_once(args: argparse.Namespace) -> Any:
+def _tap_once(args: argparse.Namespace, clf: Any = None, prompt: str = "tap a card on the reader") -> Any:
+    """Wait for a card and read it. With a frontend passed in, also wait until the card is taken
+    away again, so the next call reads the next card and not the same one twice."""
     from controller.registry.cardio import wait_for_tag
     from controller.registry.errors import RegistryError
-    from controller.registry.reader import read_tap
+    from controller.registry.reader import read_tap, wait_removed
 
-    clf = _frontend(args)
+    own = clf is None
+    clf = _frontend(args) if own else clf
     try:
-        _say("tap a card on the reader")
+        _say(prompt)
         if wait_for_tag(clf, args.wait) is None:
             raise RegistryError(f"no card presented within {args.wait:g} s", "no_card")
         result = read_tap(clf)
         if result is None:
             raise RegistryError("the card left the reader before it could be read; tap again", "no_card")
+        if not own:
+            wait_removed(clf, result[0], limit=args.wait)
         return result[1]
     finally:
-        clf.close()
+        if own:
+            clf.close()
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -514,14 +520,18 @@ def cmd_event_signup(args: argparse.Namespace) -> int:
         if args.tap:
             keys = _load_keys(args)
             verifier = CardVerifier(keys)
-            for _ in range(args.tap):
-                tap = _tap_once(args)
-                who = identify(registry, verifier, tap.uid, tap.ndef)
-                if not who.ok:
-                    _err(f"card {tap.uid.hex()} refused: {who.message} [{who.reason}]")
-                    status = REFUSED
-                    continue
-                status = max(status, _signup_one(registry, args, who.player_id))
+            clf = _frontend(args)
+            try:
+                for n in range(1, args.tap + 1):
+                    tap = _tap_once(args, clf, prompt=f"next player: tap your card ({n} of {args.tap})")
+                    who = identify(registry, verifier, tap.uid, tap.ndef)
+                    if not who.ok:
+                        _err(f"card {tap.uid.hex()} refused: {who.message} [{who.reason}]")
+                        status = REFUSED
+                        continue
+                    status = max(status, _signup_one(registry, args, who.player_id))
+            finally:
+                clf.close()
         if not arrivals and not args.tap:
             raise RegistryError("name the arriving players, or use --tap N to register by card", "no_players")
         return status

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import UTC, datetime
 
 import pytest
 
@@ -207,3 +208,43 @@ def test_key_rotation_retires_old_cards(desk, capsys):
     code, out, _ = run(capsys, "register", "check", "--wait", "5")
     assert code == 0 and "Ann" in out
     registry.close()
+
+
+def test_signup_by_tapping_cards_in_arrival_order(desk, capsys):
+    from controller.registry.keys import load_keys
+    from controller.registry.registry import Registry
+    from hil.nfc import player_card
+
+    ids = [add(capsys, name) for name in ("Ann", "Bo", "Cy")]
+    registry = Registry.open(os.environ["SMART_TABLE_REGISTRY"])
+    keys = load_keys(desk / "keys.toml")
+    for pid in ids:
+        registry.issue_card(
+            bytes.fromhex(f"04aa00000000{ids.index(pid):02x}"),
+            pid,
+            "cool_mule",
+            keys.current,
+            now=datetime.now(UTC),
+        )
+    cards = [player_card(registry, keys, pid) for pid in ids]
+    registry.close()
+    run(capsys, "register", "event", "open", "E1", "--tables", "T1:6")
+
+    def arrivals():  # Cy first, then Ann, then a copied card, then Bo; each card lies ~0.3 s
+        for card in (cards[2], cards[0], player_card_copy(cards[1]), cards[1]):
+            time.sleep(0.2)
+            spool_tap(desk / "desk", card, dwell=0.3)
+            time.sleep(0.3)
+
+    def player_card_copy(card):
+        copy = SimulatedNtag(uid=bytes.fromhex("04bb0000000001"))
+        copy.load_message(card.stored_message())
+        return copy
+
+    t = threading.Thread(target=arrivals)
+    t.start()
+    code, out, err = run(capsys, "register", "event", "signup", "E1", "--tap", "4", "--wait", "5")
+    t.join()
+    assert code == 1 and "[forged_card]" in err  # the copy was refused, the others registered
+    registered = [line.split()[1] for line in out.splitlines() if line.startswith("#")]
+    assert registered == [ids[2], ids[0], ids[1]]

@@ -221,3 +221,18 @@ def test_write_and_check_never_log_the_secret(reader, desk, caplog):
     write_card(reader.frontend(), registry, keys, "P1", now=NOW, wait=1)
     secret = keys.keys[keys.current].reveal()
     assert secret.hex() not in caplog.text.lower() and secret.hex().upper() not in caplog.text
+
+
+def test_oversized_ndef_on_a_big_tag_is_read_and_refused(reader, keys):
+    from controller.registry.errors import CardError
+
+    tag = SimulatedNtag("ntag216")
+    tag.load_message(
+        b"".join(ndef.message_encoder([ndef.Record("application/octet-stream", "", b"x" * 800)]))
+    )
+    reader.present(tag)
+    tap = read_tap(reader.frontend())[1]
+    assert len(tap.ndef) > 800
+    with pytest.raises(CardError) as err:
+        CardVerifier(keys).verify(tap.uid, tap.ndef)
+    assert err.value.reason == "unreadable_card" and "512-byte limit" in str(err.value)
