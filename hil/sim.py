@@ -462,7 +462,7 @@ class SimTable:
         self.current_step = ""
         self.progress = Progress(scenario=scenario.name, profile=scenario.profile)
         self._cam_lock = asyncio.Lock()
-        self._capture_queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._capture_queue: asyncio.Queue[tuple[dict[str, Any], str]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[Any]] = []
         self._reader_name = f"sim-{os.getpid()}-{time.monotonic_ns()}"
         self._detector: Any = None
@@ -704,7 +704,7 @@ class SimTable:
         if ruling.get("type") == "hand":
             self.hands.append(ruling)
         if self.settings.captures:
-            self._capture_queue.put_nowait(ruling)
+            self._capture_queue.put_nowait((ruling, self.current_step))
         else:
             self.captures.append(Capture(len(self.captures) + 1, ruling, self.current_step))
 
@@ -716,17 +716,17 @@ class SimTable:
 
     async def _capture_loop(self) -> None:
         while True:
-            ruling = await self._capture_queue.get()
+            ruling, step = await self._capture_queue.get()
             try:
-                await self._capture(ruling)
+                await self._capture(ruling, step)
             except Exception as exc:  # a picture must never stop the table
                 log.warning("event=capture_failed error=%r", str(exc)[:200])
             finally:
                 self._capture_queue.task_done()
 
-    async def _capture(self, ruling: dict[str, Any]) -> None:
+    async def _capture(self, ruling: dict[str, Any], step: str) -> None:
         index = len(self.captures) + 1
-        cap = Capture(index, ruling, self.current_step)
+        cap = Capture(index, ruling, step)
         self.captures.append(cap)
         # Let the panel show the scene the engine just asked for (acknowledged by the firmware).
         link = self.service.panel

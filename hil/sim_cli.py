@@ -1,0 +1,236 @@
+"""`smart-table sim [SCENARIO]` and `smart-table demo`: the whole simulated table, watched live.
+
+    smart-table sim                     # the default scenario (hil/scenarios/demo.yaml)
+    smart-table sim cool_mule_misdeals  # a shipped scenario, or a path to a YAML file
+    smart-table demo                    # the default scenario, quick settings, a summary at the end
+
+Both run the real table service with the simulated camera, NFC reader, LED panel and a broker,
+show a live view in the terminal (rich) and leave an artifacts folder with the event log, the
+rulings, the panel and camera pictures at each ruling and an HTML report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def add_sim_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by `sim`, `demo` and `hil run`."""
+    p.add_argument("--artifacts", metavar="DIR",
+                   help="folder for the run's artifacts (default ./sim-artifacts/<scenario>-<timestamp>)")
+    p.add_argument("--broker", choices=("auto", "mosquitto", "embedded"), default="auto",
+                   help="auto: a private Mosquitto when /usr/sbin/mosquitto exists, else the embedded broker")
+    p.add_argument("--width", type=int, default=640, help="rendered camera frame width (default 640)")
+    p.add_argument("--height", type=int, default=360, help="rendered camera frame height (default 360)")
+    p.add_argument("--fps", type=float, default=25.0, help="camera frames per second, at most (default 25)")
+    p.add_argument("--debounce", type=int, default=2,
+                   help="frames a card must be seen before the tracker reports it (default 2)")
+    p.add_argument("--deck", default="anglo_poker", help="card images: a deck folder name or path")
+    p.add_argument("--seed", type=int, default=0, help="rendering seed (default 0)")
+    p.add_argument("--step-timeout", type=float, default=6.0, metavar="SECONDS",
+                   help="how long a step may take to show what it expects (default 6)")
+    p.add_argument("--no-captures", action="store_true", help="no pictures at each ruling (faster)")
+    p.add_argument("--no-live", action="store_true", help="plain progress lines instead of the live view")
+
+
+def settings_from(args: argparse.Namespace) -> Any:
+    from hil.sim import SimSettings
+
+    problems = []
+    if not (160 <= args.width <= 4096 and 120 <= args.height <= 4096):
+        problems.append(f"--width/--height: {args.width}x{args.height} is not a usable frame size")
+    if not 0 < args.fps <= 120:
+        problems.append(f"--fps: must be in (0, 120], got {args.fps}")
+    if not 1 <= args.debounce <= 30:
+        problems.append(f"--debounce: must be 1..30 frames, got {args.debounce}")
+    if not 0.5 <= args.step_timeout <= 120:
+        problems.append(f"--step-timeout: must be 0.5..120 seconds, got {args.step_timeout}")
+    if problems:
+        raise ValueError("; ".join(problems))
+    return SimSettings(width=args.width, height=args.height, fps=args.fps, debounce=args.debounce,
+                       deck=args.deck, seed=args.seed, broker=args.broker, step_timeout=args.step_timeout,
+                       captures=not args.no_captures)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    sim = subparsers.add_parser(
+        "sim", help="run the whole table simulated (camera, NFC, panel, broker) through a scenario",
+        description="Run the real table service with a simulated camera (rendered frames through the real "
+        "vision pipeline), NFC reader, LED panel firmware on a pseudo-terminal and an MQTT broker, "
+        "driven by a scenario file; leaves an artifacts folder with an HTML report.")
+    sim.add_argument("scenario", nargs="?", default=None,
+                     help="a shipped scenario name (see --list) or a YAML file; default: demo")
+    sim.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
+    add_sim_options(sim)
+    sim.set_defaults(handler=cmd_sim)
+    demo = subparsers.add_parser(
+        "demo", help="the default scenario through the simulated table, with a summary (under a minute)",
+        description="What a newcomer runs first: the default scenario through `smart-table sim`.")
+    add_sim_options(demo)
+    demo.set_defaults(handler=cmd_demo)
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    from hil.scenario import DEFAULT_SCENARIO, shipped
+
+    if args.list:
+        for path in shipped():
+            print(path.stem)
+        return 0
+    return run_cli([args.scenario or DEFAULT_SCENARIO], args)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from hil.scenario import DEFAULT_SCENARIO
+
+    return run_cli([DEFAULT_SCENARIO], args, demo=True)
+
+
+def run_cli(names: list[str], args: argparse.Namespace, demo: bool = False) -> int:
+    """Load every scenario first (a bad file stops before anything starts), then run them in turn."""
+    from rich.console import Console
+
+    from hil.scenario import ScenarioError, load
+    from hil.sim import SimError
+
+    console = Console(stderr=False, highlight=False)
+    try:
+        settings = settings_from(args)
+        scenarios = [load(n) for n in names]
+    except (ScenarioError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    live = not args.no_live and console.is_terminal
+    failed = 0
+    for scenario in scenarios:
+        artifacts = Path(args.artifacts) if args.artifacts and len(scenarios) == 1 else None
+        if args.artifacts and len(scenarios) > 1:
+            artifacts = Path(args.artifacts) / f"{scenario.slug}-{time.strftime('%Y%m%d-%H%M%S')}"
+        try:
+            result = asyncio.run(run_one(scenario, settings, artifacts, console, live))
+        except SimError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print_result(console, result, demo=demo)
+        failed += not result.passed
+    if len(scenarios) > 1:
+        console.print(f"{len(scenarios) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+async def run_one(scenario: Any, settings: Any, artifacts: Path | None, console: Any, live: bool) -> Any:
+    from hil.scenario import ScenarioResult
+    from hil.sim import SimTable, run_scenario
+
+    t0 = time.monotonic()
+    sim = SimTable(scenario, settings, artifacts)
+    if not live:
+        console.print(f"[bold]{scenario.name}[/] ({scenario.profile}): starting the simulated table "
+                      f"in {sim.artifacts}")
+    async with sim:
+        printed = 0
+
+        def plain_progress() -> None:
+            nonlocal printed
+            for r in sim.progress.steps[printed:]:
+                if r.status == "not run":
+                    break
+                console.print(_step_line(r))
+                printed += 1
+
+        if live:
+            from rich.live import Live
+
+            with Live(_view(sim), console=console, refresh_per_second=6, transient=False) as view:
+                async def refresh() -> None:
+                    while True:
+                        view.update(_view(sim))
+                        await asyncio.sleep(0.2)
+
+                task = asyncio.create_task(refresh())
+                try:
+                    result: ScenarioResult = await run_scenario(sim, scenario)
+                finally:
+                    task.cancel()
+                view.update(_view(sim))
+        else:
+            result = await run_scenario(sim, scenario, plain_progress)
+        result.seconds = time.monotonic() - t0
+        await sim.captured()
+        sim.write_artifacts(result)
+    return result
+
+
+def _step_line(r: Any) -> str:
+    mark = {"passed": "[green]PASS[/]", "failed": "[red]FAIL[/]"}.get(r.status, "[dim]----[/]")
+    text = f"{mark} {r.step.index:>3} {r.step.title}"
+    if r.message:
+        text += f"\n         [red]{r.message}[/]"
+    return text
+
+
+def _view(sim: Any) -> Any:
+    """The live view: steps, the panel as the players see it, the latest rulings, the parts."""
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.table import Table
+
+    from hil.scenario import describe_ruling
+
+    p = sim.progress
+    head = Table.grid(padding=(0, 2))
+    head.add_row(f"[bold]{p.scenario}[/]", f"rulebook [bold]{p.profile}[/]", f"broker {p.broker}",
+                 f"{time.monotonic() - p.started:5.1f} s")
+    steps = Table(show_header=False, box=None, padding=(0, 1))
+    lo = max(0, p.current - 8)
+    for r in p.steps[lo:lo + 12]:
+        colour = {"passed": "green", "failed": "red"}.get(r.status, "dim")
+        now = ">" if r.step.index - 1 == p.current and r.status == "not run" else " "
+        steps.add_row(now, f"[{colour}]{r.status:7}[/]", f"{r.step.index:>3}", r.step.title)
+    panel_text = "?"
+    try:
+        shown = sim.panel_shown()
+        panel_text = shown.get("text") or ""
+    except Exception:
+        pass
+    rulings = Table(show_header=False, box=None, padding=(0, 1))
+    obs = sim.observer
+    for r in (obs.rulings[-6:] if obs is not None else []):
+        colour = "red" if r.get("type") in ("misdeal", "button_misplaced", "error", "dead_hand") else "white"
+        rulings.add_row(f"[{colour}]{describe_ruling(r)[:90]}[/]")
+    parts = []
+    try:
+        for name, part in sim.service.health.as_dict().items():
+            if isinstance(part, dict):
+                colour = "green" if part.get("status") in ("ok", "disabled") else "yellow"
+                parts.append(f"[{colour}]{name}[/]")
+    except Exception:
+        pass
+    foot = f"camera frames {sim.frames_pushed}   parts: {' '.join(parts)}   artifacts: {p.artifacts}"
+    body = Table.grid(padding=(0, 2))
+    body.add_row(Panel(steps, title="steps"), Panel(panel_text or " ", title="LED panel display", width=22))
+    return Group(head, body, Panel(rulings, title="rulings on MQTT"), foot)
+
+
+def print_result(console: Any, result: Any, demo: bool = False) -> None:
+    from hil.scenario import describe_ruling
+
+    colour = "green" if result.passed else "red"
+    console.print(f"[{colour}]{result.summary()}[/]")
+    rulings = [r for s in result.steps for r in s.rulings]
+    if demo or result.passed:
+        kinds: dict[str, int] = {}
+        for r in rulings:
+            kinds[str(r.get("type"))] = kinds.get(str(r.get("type")), 0) + 1
+        console.print(f"  {len(rulings)} rulings published: "
+                      + ", ".join(f"{k} x{n}" for k, n in sorted(kinds.items())))
+        alerts = [r for r in rulings if r.get("type") in ("misdeal", "button_misplaced", "dead_hand")]
+        for r in alerts[:6]:
+            console.print(f"  - {describe_ruling(r)}  [dim]{r.get('rule', '')}[/]")
+    if result.artifacts:
+        console.print(f"  artifacts: {result.artifacts}/  (open {result.artifacts}/report.html)")
