@@ -26,6 +26,23 @@ from controller.mqtt.topics import TableTopics
 log = logging.getLogger("smart_table.mqtt")
 
 
+class _ShedCounter(logging.Filter):
+    """aiomqtt logs every message it sheds from a full incoming queue; count them, log one in 1000."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shed = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "queue is full" in record.getMessage():
+            self.shed += 1
+            if self.shed % 1000 != 1:
+                return False
+            record.msg = f"event=mqtt_incoming_shed total={self.shed} (incoming queue full; commands dropped)"
+            record.args = ()
+        return True
+
+
 @dataclass(frozen=True, slots=True)
 class LinkSettings:
     host: str
@@ -74,6 +91,14 @@ class MqttLink:
         self._client: Any = None
         self._replies: asyncio.Queue[tuple[str, bytes, bytes | None]] = asyncio.Queue(maxsize=1024)
         self.replies_dropped = 0
+        self._shed = _ShedCounter()
+        self._client_log = logging.getLogger("smart_table.mqtt.client")
+        self._client_log.addFilter(self._shed)
+
+    @property
+    def commands_shed(self) -> int:
+        """Incoming messages dropped because the incoming queue was full (a flood of commands)."""
+        return self._shed.shed
 
     def wake(self) -> None:
         """New rows are in the outbox."""
@@ -91,6 +116,7 @@ class MqttLink:
             "will": aiomqtt.Will(self.topics.status, b"offline", qos=1, retain=True),
             "max_queued_incoming_messages": self.max_incoming,
             "timeout": 10,
+            "logger": self._client_log,
         }
         if s.protocol == "5":
             kwargs["protocol"] = aiomqtt.ProtocolVersion.V5
@@ -121,8 +147,10 @@ class MqttLink:
             try:
                 async with aiomqtt.Client(**self._client_kwargs()) as client:
                     self._client = client
-                    await client.publish(self.topics.status, b"online", qos=1, retain=True)
+                    client.pending_calls_threshold = 4 * self.window
+                    # subscribe first: a director who sees `online` can send a command at once
                     await client.subscribe(self.topics.commands, qos=1)
+                    await client.publish(self.topics.status, b"online", qos=1, retain=True)
                     self.connected = True
                     delay = 0.2
                     self.on_status("ok", f"connected to {self.settings.host}:{self.settings.port}")
@@ -181,16 +209,24 @@ class MqttLink:
             self.replies_dropped += 1
 
     async def _send_replies(self, client: Any) -> None:
+        """Replies in order, up to `window` awaiting their PUBACK at once."""
         while True:
-            topic, payload, correlation = await self._replies.get()
-            properties = None
-            if correlation is not None and self.settings.protocol == "5":
-                from paho.mqtt.packettypes import PacketTypes
-                from paho.mqtt.properties import Properties
+            batch = [await self._replies.get()]
+            while len(batch) < self.window and not self._replies.empty():
+                batch.append(self._replies.get_nowait())
+            await asyncio.gather(
+                *(client.publish(t, p, qos=1, properties=self._reply_properties(c), timeout=30) for t, p, c in batch)
+            )
 
-                properties = Properties(PacketTypes.PUBLISH)
-                properties.CorrelationData = correlation
-            await client.publish(topic, payload, qos=1, properties=properties, timeout=30)
+    def _reply_properties(self, correlation: bytes | None) -> Any:
+        if correlation is None or self.settings.protocol != "5":
+            return None
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        properties = Properties(PacketTypes.PUBLISH)
+        properties.CorrelationData = correlation
+        return properties
 
     async def close(self) -> None:
         """A clean goodbye: `offline` retained (the will covers the unclean cases)."""

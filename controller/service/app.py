@@ -388,7 +388,14 @@ class TableService:
         doc["seq"] = self.last_seq
         doc["t"] = round(time.time(), 3)
         if self.link is not None:
-            doc["health"].setdefault("mqtt", {})["outbox"] = len(self.outbox) if self.outbox else 0
+            mqtt = doc["health"].setdefault("mqtt", {})
+            mqtt["outbox"] = len(self.outbox) if self.outbox else 0
+            mqtt["sent"] = self.link.sent
+            mqtt["commands_shed"] = self.link.commands_shed
+            mqtt["replies_dropped"] = self.link.replies_dropped
+        engine = doc["health"].setdefault("engine", {})
+        engine["replayed"] = self.replayed
+        engine["replay_mismatches"] = self.replay_mismatches
         return public_snapshot(doc)
 
     def _put_state(self) -> None:

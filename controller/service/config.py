@@ -20,6 +20,7 @@ from typing import Any
 PROFILE_NAMES = ("cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street")
 # A topic segment: no MQTT wildcards, no separators, nothing a shell or ACL file would trip over.
 SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+CAMERA_KINDS = ("v4l2", "picamera2", "video", "dir", "sim")
 SYNC_MODES = ("off", "normal", "full", "extra")
 COMMAND_NAMES = (
     "seat",
@@ -55,7 +56,8 @@ class TableConfig:
 
 @dataclass(frozen=True, slots=True)
 class DevicesConfig:
-    # "sim" (frames pushed in-process), "none", or a spec for vision.sources.open_frames (/dev/video0, file)
+    # "sim" (the simulated camera, scriptable in-process), "none", /dev/videoN, or a vision.sources
+    # spec: v4l2:DEV, picamera2:N, video:FILE, dir:FOLDER, sim:SEED
     camera: str = "sim"
     # "sim" (simulated panel firmware on a pseudo-terminal), "none", or a serial port path
     panel: str = "sim"
@@ -210,6 +212,12 @@ def _check_values(cfg: Config) -> list[str]:
     for key in ("camera", "panel", "nfc"):
         if not getattr(d, key).strip():
             p.append(f"devices.{key}: empty; use \"sim\", \"none\" or a device")
+    cam = d.camera
+    if cam not in ("sim", "none") and not cam.startswith("/dev/") and cam.split(":")[0] not in CAMERA_KINDS:
+        p.append(
+            f"devices.camera: {cam!r}: expected \"sim\", \"none\", /dev/videoN or "
+            + ", ".join(f"{k}:..." for k in CAMERA_KINDS)
+        )
     if d.nfc.startswith("sim") and d.nfc not in ("sim",) and not d.nfc.startswith("sim:"):
         p.append(f"devices.nfc: {d.nfc!r}: the simulated reader is written \"sim:<name>\"")
     if d.layout and not Path(d.layout).is_file():

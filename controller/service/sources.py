@@ -104,9 +104,8 @@ class CameraSource:
             self.health.set("disabled", "devices.camera = none")
             await _forever()
         try:
-            from vision.tracker import Tracker
-
             from vision.layout import default_layout, load_layout
+            from vision.tracker import Tracker
         except ImportError as exc:
             raise Unavailable(f"vision tracker not installed ({exc})") from None
         frames = self._sim_frames() if self.spec == "sim" else self._device_frames()
@@ -143,7 +142,8 @@ class CameraSource:
             from vision.sources import open_frames
         except ImportError as exc:
             raise Unavailable(f"vision.sources not installed ({exc})") from None
-        async for t, frame in open_frames(self.spec):
+        spec = f"v4l2:{self.spec}" if self.spec.startswith("/dev/") else self.spec
+        async for t, frame in open_frames(spec, fps=self.cfg.devices.camera_fps):
             yield t, frame
 
     async def _sim_frames(self) -> Any:
@@ -338,8 +338,14 @@ class NfcSource:
         if self.checkin is None:
             self.checkin = await asyncio.to_thread(self._open_checkin)
         self.health.set("ok", f"reader {self.spec}")
-        async for tap in watch_reader(self.spec):
+
+        def reader_error(message: str) -> None:
+            self.health.set("failed", f"reader {self.spec}: {message}"[:200])
+
+        async for tap in watch_reader(self.spec, on_error=reader_error):
             self.health.count("taps")
+            if self.health.status != "ok":
+                self.health.set("ok", f"reader {self.spec}")
             uid = getattr(tap, "uid", b"")
             ndef = getattr(tap, "ndef", None) or getattr(tap, "message", b"") or b""
             result = await asyncio.to_thread(self.checkin.on_tap, uid, ndef, datetime.now(UTC))

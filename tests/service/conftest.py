@@ -64,9 +64,8 @@ class Mosquitto:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=open(self.workdir / "broker.log", "ab")
-        )
+        with open(self.workdir / "broker.log", "ab") as log:
+            self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=log)
         wait_port(self.port)
 
     def kill(self) -> None:
@@ -121,10 +120,11 @@ def write_toml(path: Path, cfg: dict[str, dict[str, Any]]) -> Path:
 
 def service_process(config: Path, log: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """`smart-table run --config FILE` as a real process."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=open(log, "ab"),
-        env={**os.environ, **(env or {})},
-    )
+    with open(log, "ab") as err:
+        return subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**os.environ, **(env or {})},
+        )

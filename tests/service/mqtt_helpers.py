@@ -37,8 +37,10 @@ class Recorder:
     async def _run(self) -> None:
         while True:
             try:
-                async with aiomqtt.Client("127.0.0.1", self.port, protocol=self.protocol, timeout=5,
-                                          identifier=self.kw.get("identifier"), **self.kw.get("auth", {})) as c:
+                async with aiomqtt.Client(
+                    "127.0.0.1", self.port, protocol=self.protocol, timeout=5, identifier=self.kw.get("identifier"),
+                    clean_session=self.kw.get("clean_session"), **self.kw.get("auth", {})
+                ) as c:
                     self.client = c
                     await c.subscribe(self.prefix + "/#", qos=1)
                     self.connected.set()
@@ -72,17 +74,19 @@ class Recorder:
             payload = json.dumps(body).encode()
         else:
             payload, ident = body, None
-        start = len(self.messages)
+        seen = len(self.messages)
         await self.client.publish(f"{self.prefix}/cmd/{name}", payload, qos=1)
+        found: list[dict[str, Any]] = []
 
         def answered(rec: Recorder) -> bool:
-            return any(
-                t.startswith(f"{self.prefix}/reply") and (ident is None or json.loads(p).get("id") == ident)
-                for t, p, _ in rec.messages[start:]
-            )
+            nonlocal seen
+            for t, p, _ in rec.messages[seen:]:
+                if t.startswith(f"{self.prefix}/reply"):
+                    doc = json.loads(p)
+                    if ident is None or doc.get("id") == ident:
+                        found.append(doc)
+            seen = len(rec.messages)
+            return bool(found)
 
         await self.wait_for(answered, timeout)
-        for t, p, _ in self.messages[start:]:
-            if t.startswith(f"{self.prefix}/reply") and (ident is None or json.loads(p).get("id") == ident):
-                return json.loads(p)
-        raise AssertionError("unreachable")
+        return found[0]

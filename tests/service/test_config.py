@@ -73,5 +73,5 @@ def test_example_config_in_systemd_is_valid(tmp_path):
 def test_replace_keeps_validation():
     cfg = load_config(None).replace(table={"seats": 6})
     assert cfg.table.seats == 6
-    with pytest.raises(ConfigError, match="table.seats"):
+    with pytest.raises(ConfigError, match=r"table\.seats"):
         cfg.replace(table={"seats": 1})

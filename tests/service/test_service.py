@@ -62,7 +62,7 @@ async def test_restart_replays_the_log_to_the_same_table(tmp_path):
 async def test_a_log_of_another_table_setup_is_refused(tmp_path):
     async with TableService(table_config(tmp_path)) as service:
         await service.inject(HAND[0])
-    with pytest.raises(ServiceError, match="seats .*--fresh"):
+    with pytest.raises(ServiceError, match=r"seats .*--fresh"):
         async with TableService(table_config(tmp_path, table={"seats": 8})):
             pass
 
