@@ -262,3 +262,83 @@ async def test_silent_panel_counts_dropped_scenes_and_shakes_hands_again():
             assert bridge.health["frames_dropped"] >= 1
             assert bridge.health["frames_retried"] >= 2
             assert "not acknowledged" in bridge.health["last_error"]
+
+
+class CorruptingLine:
+    """A serial line between the bridge and the simulated panel that damages chosen host frames.
+
+    The bridge opens `.port` (a fresh pty); bytes are copied both ways to the panel's port, and
+    `damage(frame) -> bytes | None` may rewrite each host->panel frame on the way.
+    """
+
+    def __init__(self, panel_port: str, damage):
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.port = os.ttyname(self.slave)
+        self.panel = os.open(panel_port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        tty.setraw(self.panel)
+        os.set_blocking(self.master, False)
+        self.damage = damage
+        self.buffer = b""
+
+    def _from_host(self):
+        try:
+            self.buffer += os.read(self.master, 4096)
+        except OSError:
+            return
+        while b"\x00" in self.buffer:
+            frame, self.buffer = self.buffer.split(b"\x00", 1)
+            out = self.damage(frame + b"\x00")
+            if out:
+                os.write(self.panel, out)
+
+    def _from_panel(self):
+        try:
+            os.write(self.master, os.read(self.panel, 4096))
+        except OSError:
+            pass
+
+    def __enter__(self):
+        loop = asyncio.get_running_loop()
+        loop.add_reader(self.master, self._from_host)
+        loop.add_reader(self.panel, self._from_panel)
+        return self
+
+    def __exit__(self, *exc):
+        loop = asyncio.get_running_loop()
+        loop.remove_reader(self.master)
+        loop.remove_reader(self.panel)
+        for fd in (self.master, self.slave, self.panel):
+            os.close(fd)
+
+
+@pytest.mark.parametrize("fault", ["bit_flip", "truncated", "dropped"])
+async def test_damaged_scene_frame_costs_one_resend_on_the_real_firmware(panel, fault):
+    damaged = []
+
+    def damage(frame: bytes) -> bytes | None:
+        decoded = proto.FrameDecoder().feed(frame)
+        is_scene = decoded and decoded[0].msg_type == proto.SCENE
+        if is_scene and b"MISDEAL" in proto.cobs_decode(frame[:-1]) and not damaged:
+            damaged.append(frame)
+            if fault == "bit_flip":
+                return frame[:10] + bytes([frame[10] ^ 0x04 or 1]) + frame[11:]
+            if fault == "truncated":
+                return frame[: len(frame) // 2] + b"\x00"
+            return None
+        return frame
+
+    state = SignalState(SEATS)
+    hand = state.apply(HAND)
+    misdeal = state.apply({"type": "misdeal", "reason": "first_card_wrong_seat"})
+    with CorruptingLine(panel.port, damage) as line:
+        async with PanelBridge(line.port, SEATS, ack_timeout=0.15) as bridge:
+            assert await bridge.show(hand, timeout=GENEROUS)
+            assert await bridge.show(misdeal, timeout=GENEROUS)
+            await panel.wait_for(shows(misdeal), GENEROUS)
+            health = bridge.health
+    assert damaged, "the scene frame went through the damaging line"
+    assert health["frames_retried"] == 1 and health["frames_dropped"] == 0
+    state = panel.state()
+    if fault != "dropped":
+        assert state["frames_dropped"] >= 1 or sum(state["errors"].values()) >= 1
