@@ -90,7 +90,9 @@ class HandPlay:
         return seat not in self.folded and seat not in self.all_in
 
     def pots(self) -> list[Pot]:
-        return build_pots(self.total, self.live, self.dead)
+        # Antes are dead money in the main pot; the layers of the side pots are the bets.
+        bets = {s: chips - self.antes[s] for s, chips in self.total.items()}
+        return build_pots(bets, self.live, self.dead + sum(self.antes.values()))
 
     def chips_in_play(self) -> int:
         """Chips in stacks of this hand's seats plus chips in the middle (conservation checks)."""
@@ -153,12 +155,15 @@ class HandPlay:
             return False
         if len(self.order) - len(self.folded) < 2:
             return False
+        if (self._able() if able is None else able) < 2:
+            # Nobody else can bet: it only has to match what the others actually put in (a big blind all
+            # in for less than the small blind leaves the small blind nothing to do).
+            return self.round_in[seat] < max(
+                (self.round_in[s] for s in self.order if s != seat and s not in self.folded), default=0
+            )
         if self.round_in[seat] < self.current:
             return True
-        if seat in self.acted_level:
-            return False
-        # Not acted yet: only worth asking when someone else can still bet against it.
-        return (self._able() if able is None else able) >= 2
+        return seat not in self.acted_level
 
     def _next_after(self, seat: int) -> int | None:
         """The first seat clockwise after `seat` (which may be an empty seat) that must act."""
@@ -220,6 +225,12 @@ class HandPlay:
         )
 
     def action(self, ev: dict, line: int) -> list[dict]:
+        if self.to_act is None and ev.get("action") in ("check", "call") and not self.finished:
+            seat = ev.get("seat")
+            if seat in self.stacks and self.can_act(seat) and len(self.live) >= 2 and all(
+                self.round_in[seat] >= self.round_in[s] for s in self.live
+            ):
+                return []  # a check when the betting is closed changes nothing
         seat = self._check_actor(ev.get("seat"))
         if seat != self.to_act:
             return self._out_of_turn(seat, ev)
@@ -581,6 +592,7 @@ class HandPlay:
                 out.append(result.line(self._rule("showdown", "show_both_to_win")))
         for s in self.total:
             self.total[s] = 0
+            self.antes[s] = 0
         self.dead = 0
         self.finished = True
         self.street = "showdown"

@@ -40,8 +40,8 @@ def uncalled(contributed: dict[int, int]) -> tuple[int, int] | None:
 
 def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> list[Pot]:
     """Main pot first, then side pots. `contributed` covers every seat that put chips in (folded ones too);
-    `live` lists the seats still holding a hand, in clockwise order; `dead` chips (forfeited, not owned by a
-    bet) go to the main pot. A layer above the smallest live contribution is a side pot among the live
+    `live` lists the seats still holding a hand, in clockwise order; `dead` chips (antes, forfeited chips:
+    owned by no bet) make the main pot, which every live seat can win. A layer above the smallest live contribution is a side pot among the live
     seats that reached it; chips of folded seats fill the layers they reach.
     """
     levels = sorted({contributed.get(s, 0) for s in live})
@@ -49,7 +49,7 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
         # Everyone still in put in the same: one pot (the usual case, kept fast).
         amount = sum(contributed.values()) + dead
         return [Pot(amount, tuple(live))] if amount > 0 else []
-    pots: list[Pot] = []
+    pots: list[Pot] = [Pot(dead, tuple(live))] if dead else []
     previous = 0
     for level in levels:
         if level <= previous:
@@ -59,20 +59,19 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
             if chips > previous:
                 amount += min(chips, level) - previous
         eligible = tuple(s for s in live if contributed.get(s, 0) >= level)
-        pots.append(Pot(amount, eligible))
+        if pots and pots[-1].eligible == eligible:
+            pots[-1] = Pot(pots[-1].amount + amount, eligible)
+        else:
+            pots.append(Pot(amount, eligible))
         previous = level
-    # Chips of folded seats above every live level (rare: a folded seat out-bet the live ones and the
-    # excess was matched by another folded seat) belong to the last pot.
+    # Chips of folded seats above every live level (a folded seat out-bet the live ones and the excess was
+    # matched by another folded seat) belong to the last pot.
     extra = sum(chips - previous for chips in contributed.values() if chips > previous)
-    if not pots:
-        if extra or dead:
-            pots.append(Pot(extra + dead, tuple(live)))
-        return pots
     if extra:
-        last = pots[-1]
-        pots[-1] = Pot(last.amount + extra, last.eligible)
-    if dead:
-        pots[0] = Pot(pots[0].amount + dead, pots[0].eligible)
+        if pots:
+            pots[-1] = Pot(pots[-1].amount + extra, pots[-1].eligible)
+        else:
+            pots.append(Pot(extra, tuple(live)))
     return [p for p in pots if p.amount > 0]
 
 

@@ -191,3 +191,68 @@ def test_wsop_big_blind_ante_hand_agrees(tmp_path, engine):
     for state in history:  # noqa: B007 - the last state is the end of the hand
         pass
     assert state is not None and list(state.stacks) == result.final_stacks
+
+
+WSOP_ASHTON = """variant = 'NT'
+ante_trimming_status = false
+antes = [0, 120000, 0, 0, 0]
+blinds_or_straddles = [40000, 80000, 0, 0, 0]
+min_bet = 80000
+starting_stacks = [7380000, 2500000, 5110000, 10170000, 4545000]
+actions = ['d dh p1 7s4s', 'd dh p2 Js8h', 'd dh p3 Td8c', 'd dh p4 6d5h', 'd dh p5 Qh7h', 'p3 f', 'p4 cbr 170000', 'p5 f',
+  'p1 f', 'p2 cc', 'd db JcTs2d', 'p2 cc', 'p4 cbr 140000', 'p2 cc', 'd db As', 'p2 cc', 'p4 cbr 325000', 'p2 cc',
+  'd db Qs', 'p2 cc', 'p4 cbr 600000', 'p2 cc', 'p4 sm 6d5h', 'p2 sm Js8h']
+finishing_stacks = [7340000, 3775000, 5110000, 8935000, 4545000]
+"""
+
+
+def test_wsop_big_blind_ante_showdown_hand_agrees(tmp_path):
+    """A WSOP #43 hand (pokerkit data, MIT) that goes to showdown with a big-blind ante in the pot."""
+    result = replay(load(_write(tmp_path, "ashton.phh", WSOP_ASHTON)))
+    assert result.match and not result.notes, (result.final_stacks, result.errors)
+
+
+def _pokerkit_hand(rng, pokerkit):
+    """A random legal hand played in pokerkit with side pots and antes. Kept out: a big blind too short to
+    post in full, and raising after a short all-in, where pokerkit's rules differ from the rulebooks'
+    (pokerkit calls the posted amount of a short big blind and lets a short all-in re-open the betting)."""
+    autos = tuple(pokerkit.Automation[a] for a in (
+        "ANTE_POSTING", "BET_COLLECTION", "BLIND_OR_STRADDLE_POSTING", "CARD_BURNING", "HOLE_DEALING",
+        "BOARD_DEALING", "HOLE_CARDS_SHOWING_OR_MUCKING", "HAND_KILLING", "CHIPS_PUSHING", "CHIPS_PULLING"))
+    n = rng.randint(2, 6)
+    ante = rng.choice([0, 0, 5, 7])
+    big_blind_ante = bool(ante) and rng.random() < 0.4
+    antes = ([0, ante] + [0] * (n - 2)) if big_blind_ante else ante
+    stacks = [rng.randint(40, 3000) for _ in range(n)]
+    game = pokerkit.NoLimitTexasHoldem(autos, False, antes, (5, 10), 10)
+    state = game(stacks, n)
+    all_in_seen = False
+    while state.status and state.actor_index is not None:
+        if all_in_seen or rng.random() < 0.6 or not state.can_complete_bet_or_raise_to():
+            if rng.random() < 0.15 and state.can_fold():
+                state.fold()
+            else:
+                state.check_or_call()
+        else:
+            lo = state.min_completion_betting_or_raising_to_amount
+            hi = state.max_completion_betting_or_raising_to_amount
+            state.complete_bet_or_raise_to(rng.choice([lo, hi, rng.randint(lo, hi)]))
+        all_in_seen = all_in_seen or 0 in state.stacks
+    history = pokerkit.HandHistory.from_game_state(game, state)
+    return history.dumps(), list(state.stacks)
+
+
+def test_random_hands_agree_with_pokerkit():
+    """Differential test: 150 random hands with unequal stacks (side pots), antes and big-blind antes, split
+    pots with odd chips (both give them to the first winner left of the button), replayed here."""
+    import random
+
+    pokerkit = pytest.importorskip("pokerkit")
+    rng = random.Random(20261129)
+    random.seed(20261129)  # pokerkit shuffles its deck with the module's random: same cards every run
+    for i in range(150):
+        text, final = _pokerkit_hand(rng, pokerkit)
+        data = tomllib.loads(text)
+        data["finishing_stacks"] = final
+        result = replay(parse(data, f"random hand {i}"), engine="direct")
+        assert result.match, (text, result.final_stacks, final, result.errors)
