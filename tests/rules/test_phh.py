@@ -244,15 +244,23 @@ def _pokerkit_hand(rng, pokerkit):
 
 def test_random_hands_agree_with_pokerkit():
     """Differential test: 150 random hands with unequal stacks (side pots), antes and big-blind antes, split
-    pots with odd chips (both give them to the first winner left of the button), replayed here."""
+    pots with odd chips (both give them to the first winner left of the button), replayed here. Not
+    compared: odd chips with side pots, because pokerkit merges pots that the same hands win before
+    splitting, where the rulebooks split each pot separately (bar_league:Side Pots, bluff_street:19)."""
     import random
 
     pokerkit = pytest.importorskip("pokerkit")
     rng = random.Random(20261129)
     random.seed(20261129)  # pokerkit shuffles its deck with the module's random: same cards every run
+    compared = 0
     for i in range(150):
         text, final = _pokerkit_hand(rng, pokerkit)
         data = tomllib.loads(text)
         data["finishing_stacks"] = final
-        result = replay(parse(data, f"random hand {i}"), engine="direct")
+        result = replay(parse(data, f"random hand {i}"), engine="direct", keep=True)
+        awards = [o for o in result.outputs if o["type"] == "award"]
+        if len(awards) > 1 and any(a["odd_chips"] for a in awards):
+            continue
+        compared += 1
         assert result.match, (text, result.final_stacks, final, result.errors)
+    assert compared >= 140
