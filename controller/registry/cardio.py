@@ -18,7 +18,7 @@ from typing import Any
 from controller.registry.card import CardVerifier, encode_card
 from controller.registry.errors import CardError, RegistryError
 from controller.registry.keys import VenueKeys
-from controller.registry.reader import POLL_PAUSE, read_tap, sense_tag
+from controller.registry.reader import POLL_PAUSE, READ_ATTEMPTS, read_tap, sense_tag
 from controller.registry.registry import Registry
 
 log = logging.getLogger("smart_table.cards")
@@ -81,6 +81,11 @@ def write_card(
     uid = bytes(tag.identifier)
     registry.check_card_issuable(uid, player_id)
     message = encode_card(uid, player_id, keys)
+    for _ in range(READ_ATTEMPTS - 1):  # a missed read looks like "no NDEF": look again first
+        if tag.ndef is not None:
+            break
+        time.sleep(POLL_PAUSE)
+        tag = wait_for_tag(clf, 1.0, uid=uid) or tag
     if tag.ndef is None:
         raise CardWriteError(
             f"tag {uid.hex()} ({tag.type}) has no NDEF data area; use an NFC Forum tag (NTAG213/215/216)",
@@ -96,22 +101,24 @@ def write_card(
     verifier = CardVerifier(keys)
     for attempt in range(1, WRITE_ATTEMPTS + 1):
         try:
-            if tag is None:
-                raise nfc.clf.TimeoutError("card not in the field")
+            if tag is None or tag.ndef is None:
+                raise nfc.clf.TimeoutError("card not readable in the field")
             tag.ndef.octets = message
-            check = read_tap(clf)  # read back through a fresh activation
-            if check is None or check[1].uid != uid or check[1].ndef != message:
+            readback = _read_back(clf, uid)
+            if readback != message:
                 raise nfc.clf.TimeoutError("read-back did not return the written record")
-            verifier.verify(uid, check[1].ndef)
+            verifier.verify(uid, readback)
         except (nfc.clf.CommunicationError, nfc.tag.TagCommandError) as exc:
             log.warning("event=card_write_interrupted uid=%s attempt=%d error=%s", uid.hex(), attempt, exc)
             if attempt == WRITE_ATTEMPTS:
                 break
-            say(f"card {uid.hex()} left the reader during the write: put it back (waiting {wait:.0f} s)")
+            say(f"card {uid.hex()} left the reader during the write: put it back (waiting {wait:g} s)")
             tag = wait_for_tag(clf, wait, uid=uid)
             if tag is None:
                 break
             continue
+        except (AttributeError, ValueError) as exc:  # nfcpy: area not writeable / message too long
+            raise CardWriteError(f"card {uid.hex()} cannot be written: {exc}", "not_writeable") from None
         except CardError as exc:  # written bytes read back but do not verify: keys changed under us?
             raise CardWriteError(
                 f"card {uid.hex()} read back but does not verify: {exc}", "verify_failed"
@@ -124,3 +131,13 @@ def write_card(
         f"(every table refuses it); the registry is unchanged. Run write-card again with this card.",
         "write_interrupted",
     )
+
+
+def _read_back(clf: Any, uid: bytes) -> bytes | None:
+    """The NDEF message now on the card, through a fresh activation (a missed read is retried)."""
+    for _ in range(READ_ATTEMPTS):
+        result = read_tap(clf, uid=uid)
+        if result is not None and result[1].uid == uid and result[1].error is None:
+            return result[1].ndef
+        time.sleep(POLL_PAUSE)
+    return None

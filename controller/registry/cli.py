@@ -387,9 +387,10 @@ def _tap_once(args: argparse.Namespace, clf: Any = None, prompt: str = "tap a ca
     clf = _frontend(args) if own else clf
     try:
         _say(prompt)
-        if wait_for_tag(clf, args.wait) is None:
+        seen = wait_for_tag(clf, args.wait)
+        if seen is None:
             raise RegistryError(f"no card presented within {args.wait:g} s", "no_card")
-        result = read_tap(clf)
+        result = read_tap(clf, uid=bytes(seen.identifier))
         if result is None:
             raise RegistryError("the card left the reader before it could be read; tap again", "no_card")
         if not own:

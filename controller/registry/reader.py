@@ -111,13 +111,13 @@ def sense_tag(clf: Any, *, uid: bytes | None = None) -> Any | None:
     return tag
 
 
-def read_tap(clf: Any) -> tuple[Any, Tap] | None:
-    """Read one tag in the field (UID and NDEF message), retrying when it slips away mid-read."""
+def read_tap(clf: Any, uid: bytes | None = None) -> tuple[Any, Tap] | None:
+    """Read one tag in the field (UID and NDEF message), retrying when it slips away mid-read.
+    With `uid` (a card just seen), a missed poll is retried instead of meaning "no card"."""
     import nfc.clf
     import nfc.tag
 
     error: str | None = None
-    uid: bytes | None = None
     for attempt in range(READ_ATTEMPTS):
         try:
             tag = sense_tag(clf, uid=uid)

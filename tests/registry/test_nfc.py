@@ -236,3 +236,19 @@ def test_oversized_ndef_on_a_big_tag_is_read_and_refused(reader, keys):
     with pytest.raises(CardError) as err:
         CardVerifier(keys).verify(tap.uid, tap.ndef)
     assert err.value.reason == "unreadable_card" and "512-byte limit" in str(err.value)
+
+
+def test_write_card_to_type3_tag_over_udp(desk):
+    from controller.registry.reader import open_frontend
+
+    registry, keys = desk
+    emulator = Type3Emulator(b"", port=_free_udp_port()).start()
+    clf = open_frontend(f"udp:localhost:{emulator.port}")
+    try:
+        out = write_card(clf, registry, keys, "P1", now=NOW, wait=5)
+    finally:
+        clf.close()
+        emulator.stop()
+    assert out.uid == emulator.uid
+    assert emulator.stored_message() == encode_card(emulator.uid, "P1", keys)  # written via nfcpy's tt3 code
+    assert registry.active_card("P1").uid == emulator.uid
