@@ -68,18 +68,18 @@ def render_segment(seat, n, elapsed_ms, remaining_ms):
         return [_scale(color, level)] * n
     if effect == proto.EFFECT_CHASE:
         period = pa or 1000
+        # A bright head with a fading tail runs over a dimly lit segment, so the seat stays
+        # recognisable between two passes of the head.
         head = (elapsed_ms % period) * n // period
         out = []
         for i in range(n):
             dist = (head - i) % n
             if dist == 0:
                 out.append(color)
-            elif dist == 1:
-                out.append(_scale(color, 90))
-            elif dist == 2:
-                out.append(_scale(color, 25))
+            elif dist < 3:
+                out.append(_scale(color, 150 if dist == 1 else 80))
             else:
-                out.append(off)
+                out.append(_scale(color, 45))
         return out
     if effect == proto.EFFECT_COUNTDOWN:
         total_ms = max(pb, pa, 1) * 100
