@@ -365,24 +365,33 @@ def _split_blob(
     signed = 0.5 * np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1) * poly[:, 1])
     orient = 1.0 if signed > 0 else -1.0
     props: list[np.ndarray] = []
+    convex_pts = []
     for i in range(n):
-        p, prev, nxt = poly[i], poly[i - 1], poly[(i + 1) % n]
-        e1, e2 = prev - p, nxt - p
-        l1, l2 = np.linalg.norm(e1), np.linalg.norm(e2)
-        if min(l1, l2) < 0.22 * cw:
+        e1, e2 = poly[i - 1] - poly[i], poly[(i + 1) % n] - poly[i]
+        if (e2[0] * e1[1] - e2[1] * e1[0]) * orient >= 0:
+            convex_pts.append(poly[i])
+    # long sides of the outline, in order; a rounded or blurred corner leaves short bits between them
+    seg_len = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+    longs = [i for i in range(n) if seg_len[i] >= 0.22 * cw]
+    for j, i in enumerate(longs):
+        k = longs[(j + 1) % len(longs)]
+        if len(longs) < 2 or (k - i) % n > 3:  # too much outline between them to be one corner
             continue
-        u1, u2 = e1 / l1, e2 / l2
-        cosang = float(np.dot(u1, u2))
-        if abs(cosang) > 0.34:  # not within ~20 degrees of a right angle
+        a0, a1 = poly[i], poly[(i + 1) % n]  # side before the corner
+        b0, b1 = poly[k], poly[(k + 1) % n]  # side after it
+        d1, d2 = _unit(a1 - a0), _unit(b1 - b0)
+        cross = d1[0] * d2[1] - d1[1] * d2[0]
+        if abs(float(np.dot(d1, d2))) > 0.34 or cross * orient < 0:  # not a convex right angle
             continue
-        cross = e2[0] * e1[1] - e2[1] * e1[0]
-        if cross * orient < 0:  # reflex corner (where two cards cross)
-            continue
-        # make the two directions exactly perpendicular, splitting the error
+        den = d1[0] * d2[1] - d1[1] * d2[0]
+        t = ((b0[0] - a0[0]) * d2[1] - (b0[1] - a0[1]) * d2[0]) / den
+        p = a0 + t * d1  # where the two sides meet: the card's sharp corner
+        u1, u2 = -d1, d2  # directions along the two sides, away from the corner
         bis = _unit(u1 + u2)
         perp = np.array([-bis[1], bis[0]])
         v1 = _unit(bis + perp) if np.dot(bis + perp, u1) > np.dot(bis - perp, u1) else _unit(bis - perp)
         v2 = _unit(bis - perp) if np.dot(bis - perp, u2) > np.dot(bis + perp, u2) else _unit(bis + perp)
+        convex_pts.append(p)
         for la, lb in ((cw, ch), (ch, cw)):
             props.append(np.array([p, p + la * v1, p + la * v1 + lb * v2, p + lb * v2]))
     # score proposals: share of the rectangle inside the blob
@@ -437,7 +446,13 @@ def _split_blob(
         bits.append(int.from_bytes(np.packbits(m.ravel()).tobytes(), "big"))
     inner = cv2.erode(blob, np.ones((5, 5), np.uint8))
     crisp = [_inner_edge_score(q, edges, inner, off) for q in cands]
-    kmax = min(len(cands), 5, max(1, int(blob_area / (0.3 * card_area)) + 1))
+    # a true card puts its corners on corners of the outline; a wrong reading of a pair does not
+    vx = np.array(convex_pts).reshape(-1, 2)
+    cornered = [
+        int(sum(np.min(np.linalg.norm(vx - c, axis=1)) < 0.15 * cw for c in q)) if len(vx) else 0
+        for q in cands
+    ]
+    kmax = min(len(cands), 5, max(1, int(blob_area / (0.55 * card_area)) + 1))
     best_score, best = -1.0, ()
     for k in range(1, kmax + 1):
         for combo in itertools.combinations(range(len(cands)), k):
@@ -445,7 +460,7 @@ def _split_blob(
             for i in combo:
                 u |= bits[i]
             iou = (u & blob_bits).bit_count() / max((u | blob_bits).bit_count(), 1)
-            score = iou - 0.05 * k + 0.004 * sum(min(votes[i], 4) for i in combo)
+            score = iou - 0.05 * k + 0.015 * sum(cornered[i] for i in combo) / k
             if k > 1:  # the card on top shows its outline across the others
                 score += 0.3 * max(crisp[i] for i in combo)
             if DEBUG:

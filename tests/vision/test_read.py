@@ -1,0 +1,106 @@
+"""Reading face-up cards: an enrolled deck (near perfect) and the built-in reader; enrolment errors."""
+
+from __future__ import annotations
+
+import shutil
+
+import cv2
+import numpy as np
+import pytest
+
+from hil.scene import CardPlacement, TableScene, board_card_pose, deck_dir, render, seat_card_pose
+from vision.detect import Detector
+from vision.evaluate import Score, score_frame
+from vision.read import ALL_CODES, DeckModelError, card_from_image, enroll_deck, load_model
+
+from .conftest import H, W
+
+
+def _boards(deck: str, rounds: int = 3):
+    """Frames showing every one of 15 board/seat cards face up, different cards each round."""
+    rng = np.random.default_rng(4)
+    codes = list(rng.permutation(ALL_CODES))
+    for r in range(rounds):
+        scene = TableScene(seats=6, deck=deck)
+        for i in range(5):
+            c, a = board_card_pose(i)
+            scene.cards.append(
+                CardPlacement(c, a + float(rng.normal(0, 4)), str(codes.pop()), True, zone="board")
+            )
+        for seat in range(1, 7):
+            c, a = seat_card_pose(6, seat, 0, jitter=rng)
+            scene.cards.append(CardPlacement(c, a, str(codes.pop()), True, seat=seat, zone="seat"))
+        yield render(scene, W, H, seed=r)
+
+
+def test_enrolled_deck_reads_every_card(tango_model):
+    det = Detector(tango_model)
+    total = Score()
+    for frame, truth in _boards("tango"):
+        total.add(score_frame(det.detect(frame), truth))
+    assert total.up_cards >= 30
+    assert total.reading_accuracy >= 0.95, total.mistakes
+
+
+def test_builtin_reader_on_a_deck_it_never_saw():
+    det = Detector()
+    total = Score()
+    for frame, truth in _boards("anglo_poker", rounds=2):
+        total.add(score_frame(det.detect(frame), truth))
+    assert total.up_cards >= 20
+    # the colour is always right even when the rank is not
+    colour_right = sum(
+        1 for m in total.mistakes if m[0] == "read" and m[2] and (m[1][1] in "hd") == (m[2][1] in "hd")
+    )
+    wrong = sum(1 for m in total.mistakes if m[0] == "read")
+    assert colour_right >= wrong - 2
+    assert total.reading_accuracy >= 0.4, total.mistakes
+
+
+def test_card_from_a_photo_with_background():
+    img = cv2.imread(str(deck_dir("tango") / "Qh.png"), cv2.IMREAD_UNCHANGED)
+    a = img[:, :, 3:4] / 255.0
+    card = (img[:, :, :3] * a + 255 * (1 - a)).astype(np.uint8)
+    photo = np.full((600, 500, 3), (40, 110, 30), np.uint8)
+    photo[120 : 120 + card.shape[0], 100 : 100 + card.shape[1]] = card
+    canon = card_from_image(photo)
+    ref = card_from_image(img)
+    assert canon.shape == ref.shape
+    assert np.abs(canon.astype(int) - ref.astype(int)).mean() < 25
+
+
+def test_enroll_reports_missing_duplicate_and_unreadable(tmp_path):
+    src = deck_dir("tango")
+    for f in src.glob("*.png"):
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / "As.png").unlink()
+    shutil.copy(src / "Kd.png", tmp_path / "Kd.jpg")
+    (tmp_path / "2c.png").write_bytes(b"not an image")
+    with pytest.raises(DeckModelError) as exc:
+        enroll_deck(tmp_path)
+    msg = str(exc.value)
+    assert "missing: As" in msg
+    assert "Kd (Kd.jpg, Kd.png)" in msg
+    assert "unreadable: 2c.png" in msg
+
+
+def test_enroll_empty_and_absent_folders(tmp_path):
+    with pytest.raises(DeckModelError, match="missing: 2c, 2d"):
+        enroll_deck(tmp_path)
+    with pytest.raises(DeckModelError, match="not a folder"):
+        enroll_deck(tmp_path / "nope")
+
+
+def test_model_file_round_trip_and_corruption(tmp_path, tango_model):
+    m = load_model(tango_model)
+    assert sorted(m.codes) == sorted(ALL_CODES) and m.back is not None
+    bad = tmp_path / "bad.deck"
+    bad.write_bytes(b"garbage")
+    with pytest.raises(DeckModelError, match="bad.deck"):
+        load_model(bad)
+    with pytest.raises(DeckModelError, match="no such deck model"):
+        load_model(tmp_path / "missing.deck")
+    other = tmp_path / "other.npz"
+    np.savez(other, x=np.zeros(3))
+    with pytest.raises(DeckModelError, match="not a smart-table deck model"):
+        load_model(other)
