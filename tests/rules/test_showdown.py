@@ -152,3 +152,17 @@ def test_all_in_runout_has_no_show_order():
     assert outputs == [] and hand.street == "showdown"
     (award,) = hand.finish(0)
     assert award["winners"] == [2] and award["hand"] == "Three of a Kind"
+
+
+def test_fast_seven_card_evaluation_equals_treys():
+    import random
+
+    from treys import Card, Evaluator
+
+    deck = [r + s for r in "23456789TJQKA" for s in "cdhs"]
+    rng = random.Random(7)
+    evaluator = Evaluator()
+    for _ in range(2000):
+        cards = rng.sample(deck, 7)
+        expected = evaluator.evaluate([Card.new(c) for c in cards[2:]], [Card.new(c) for c in cards[:2]])
+        assert hand_value(cards[:2], cards[2:])[0] == expected
