@@ -263,7 +263,6 @@ class SimulatedReader:
         self._lock = threading.Lock()
         self._tag: SimulatedNtag | None = None
         self._leave_at: float | None = None
-        self.presented = threading.Event()
 
     @classmethod
     def named(cls, name: str) -> SimulatedReader:
@@ -282,7 +281,6 @@ class SimulatedReader:
             tag.in_field = True
             self._tag = tag
             self._leave_at = time.monotonic() + dwell if dwell is not None else None
-            self.presented.set()
 
     def remove(self) -> SimulatedNtag | None:
         with self._lock:

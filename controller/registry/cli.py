@@ -404,6 +404,7 @@ def _tap_once(args: argparse.Namespace, clf: Any = None, prompt: str = "tap a ca
 def cmd_check(args: argparse.Namespace) -> int:
     from controller.registry.card import CardVerifier
     from controller.registry.identify import identify
+    from controller.registry.policy import DEFAULT_MIN_AGE
 
     def body(registry: Any) -> int:
         keys = _load_keys(args)
@@ -431,6 +432,12 @@ def cmd_check(args: argparse.Namespace) -> int:
                     "registered; "
                     + (f"table {seat.table_id}, seat {seat.seat}" if seat else "seats not drawn yet")
                 )
+        else:
+            problems = registry.member_problems(member.player_id, DEFAULT_MIN_AGE, _now().date())
+            if problems:
+                print("NOT ELIGIBLE to play: " + "; ".join(problems))
+                return REFUSED
+            print(f"eligible to play (age {DEFAULT_MIN_AGE}+ by cool_mule:1.d, photo ID checked)")
         return OK
 
     return _run(args, body)

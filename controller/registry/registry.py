@@ -487,6 +487,10 @@ class Registry:
 
     def eligibility(self, player_id: str, event: Event) -> list[str]:
         """Why the player may not play this event (empty list: eligible)."""
+        return self.member_problems(player_id, event.min_age, event.starts_at.date())
+
+    def member_problems(self, player_id: str, min_age: int, on: date) -> list[str]:
+        """Why the player may not play on day `on` with minimum age `min_age` ('reason: text' each)."""
         member = self.find_member(player_id)
         if member is None:
             return [f"unknown_player: no member with player id {player_id}"]
@@ -496,9 +500,9 @@ class Registry:
                 f"member_{member.status}: membership is {member.status}"
                 + (f" ({member.status_reason})" if member.status_reason else "")
             )
-        age = age_on(member.date_of_birth, event.starts_at.date())
-        if age < event.min_age:
-            problems.append(f"under_age: {age} on the event day, the minimum is {event.min_age}")
+        age = age_on(member.date_of_birth, on)
+        if age < min_age:
+            problems.append(f"under_age: {age} on {on.isoformat()}, the minimum is {min_age}")
         if not member.photo_id_checked:
             problems.append("photo_id_not_checked: photo ID not checked at the desk (cool_mule:1.b)")
         return problems

@@ -248,3 +248,22 @@ def test_signup_by_tapping_cards_in_arrival_order(desk, capsys):
     assert code == 1 and "[forged_card]" in err  # the copy was refused, the others registered
     registered = [line.split()[1] for line in out.splitlines() if line.startswith("#")]
     assert registered == [ids[2], ids[0], ids[1]]
+
+
+def test_check_says_why_not_eligible(desk, capsys):
+    code, out, _ = run(capsys, "register", "member", "--name", "Noid", "--born", "1990-01-01")
+    assert code == 0 and "photo ID NOT checked" in out
+    card = SimulatedNtag()
+    t = tap_later(desk / "desk", card)
+    assert run(capsys, "register", "write-card", "P0001", "--wait", "5")[0] == 0
+    t.join()
+    from controller.registry.keys import load_keys
+    from controller.registry.registry import Registry
+    from hil.nfc import player_card
+
+    registry = Registry.open(os.environ["SMART_TABLE_REGISTRY"])
+    issued = player_card(registry, load_keys(desk / "keys.toml"), "P0001")
+    registry.close()
+    spool_tap(desk / "desk", issued, dwell=1.0)
+    code, out, _ = run(capsys, "register", "check", "--wait", "5")
+    assert code == 1 and "Noid (P0001)" in out and "NOT ELIGIBLE to play: photo_id_not_checked" in out
