@@ -63,12 +63,14 @@ def color_name(color: Color) -> str:
 
 @dataclass(frozen=True)
 class SeatLight:
-    """One seat's segment. `period_ms` 0 means the effect's default; `seconds` is a countdown's length."""
+    """One seat's segment. `period_ms` 0 means the effect's default; `seconds` is a countdown's
+    length and `clock_id` tells two clock calls of the same length apart (a new call restarts)."""
 
     color: Color = (0, 0, 0)
     effect: str = "off"
     period_ms: int = 0
     seconds: int = 0
+    clock_id: int = 0
 
     def __post_init__(self) -> None:
         if self.effect not in EFFECTS:
@@ -80,6 +82,8 @@ class SeatLight:
             out["period_ms"] = self.period_ms
         if self.effect == "countdown":
             out["seconds"] = self.seconds
+            if self.clock_id:
+                out["clock_id"] = self.clock_id
         return out
 
 
@@ -126,8 +130,13 @@ class Scene:
             for name, value, top in (("period_ms", period, 65535), ("seconds", seconds, 6553)):
                 if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= top:
                     raise SceneError(f"{where}.{name} must be an integer 0..{top}, got {value!r}")
+            clock_id = item.get("clock_id", 0)
+            if not isinstance(clock_id, int) or isinstance(clock_id, bool) or clock_id < 0:
+                raise SceneError(f"{where}.clock_id must be an integer >= 0, got {clock_id!r}")
             lights.append(
-                SeatLight(parse_color(item.get("color", "off"), f"{where}.color"), effect, period, seconds)
+                SeatLight(
+                    parse_color(item.get("color", "off"), f"{where}.color"), effect, period, seconds, clock_id
+                )
             )
         text = data.get("text", "")
         if not isinstance(text, str):

@@ -112,6 +112,7 @@ class SignalState:
             raise ValueError(f"seats must be 2..16, got {seats!r}")
         self.seats = seats
         self.last_error: str | None = None
+        self._clock_calls = 0
         self._reset_hand()
         self._hand = _Hand()
         self._text = "READY"
@@ -124,7 +125,7 @@ class SignalState:
         self._button_pending: int | None = None  # seat where the physical button must go
         self._marks: dict[int, SeatLight] = {}  # per seat, stays for the hand
         self._notice: dict[int, SeatLight] = {}  # the latest ruling's seats, replaced by the next
-        self._clocks: dict[int, int] = {}  # seat -> seconds
+        self._clocks: dict[int, tuple[int, int]] = {}  # seat -> (seconds, number of the clock call)
         self._misdeal = False
         self._checkins: dict[int, SeatLight] = {}
 
@@ -155,8 +156,8 @@ class SignalState:
             put(seat, light)
         for seat, light in self._notice.items():
             put(seat, light)
-        for seat, seconds in self._clocks.items():
-            put(seat, _light("cyan", "countdown", seconds=seconds))
+        for seat, (seconds, call) in self._clocks.items():
+            put(seat, SeatLight(COLORS["cyan"], "countdown", seconds=seconds, clock_id=call))
         if self._misdeal:
             lights = [MISDEAL] * self.seats
         return Scene(tuple(lights), clip_text(self._text))
@@ -411,5 +412,7 @@ class SignalState:
             self._clocks.pop(seat, None)  # type: ignore[arg-type]
             self._text = f"CLOCK OFF\nseat {seat}"
         else:
-            self._clocks[seat] = seconds  # type: ignore[index]
+            # Each call is a new clock, even with the same length on the same seat.
+            self._clock_calls += 1
+            self._clocks[seat] = (seconds, self._clock_calls)  # type: ignore[index]
             self._text = f"CLOCK\nseat {seat}: {seconds} s"

@@ -261,7 +261,13 @@ def test_unknown_and_input_lines_are_ignored():
 def test_scene_dict_round_trip_and_errors():
     scene = fold(HAND, {"type": "clock", "seat": 6, "seconds": 60}).scene
     data = scene.to_dict()
-    assert data["seats"][5] == {"seat": 6, "color": "cyan", "effect": "countdown", "seconds": 60}
+    assert data["seats"][5] == {
+        "seat": 6,
+        "color": "cyan",
+        "effect": "countdown",
+        "seconds": 60,
+        "clock_id": 1,
+    }
     assert Scene.from_dict(json.loads(json.dumps(data))) == scene
     for bad, needle in [
         ({"seats": []}, "scene.seats"),
@@ -285,3 +291,28 @@ def test_scene_payload_countdown_remaining_and_long_text_is_clipped():
     assert seats[5][4] == 600
     long = Scene.from_dict({"seats": [{}, {}], "text": "é" * 100})
     assert len(long.text.encode()) <= proto.MAX_TEXT and long.text == "é" * 32
+
+
+def test_calling_the_clock_again_is_a_new_clock_even_with_the_same_length():
+    state = fold(HAND, {"type": "clock", "seat": 6, "seconds": 60})
+    first = state.scene.seat(6)
+    again = state.apply({"type": "clock", "seat": 6, "seconds": 60})
+    assert again is not None and again.seat(6).clock_id != first.clock_id
+    assert again.seat(6).seconds == first.seconds
+
+
+def test_bridge_sends_the_time_left_on_a_resend_and_restarts_a_new_clock():
+    from firmware_bridge.bridge import PanelBridge
+    from firmware_bridge.firmware import panelproto as proto
+
+    bridge = PanelBridge("/nonexistent", 10)
+    state = fold(HAND, {"type": "clock", "seat": 6, "seconds": 60})
+    bridge._set_desired(state.scene)
+    light, _ = bridge._countdowns[5]
+    bridge._countdowns[5] = (light, bridge._countdowns[5][1] - 20.0)  # 20 s have passed
+    seats, _ = proto.parse_scene(bridge._payload())
+    assert 395 <= seats[5][4] <= 400 and seats[5][5] == 600
+    bridge._set_desired(state.scene)  # the same scene again: the clock keeps running
+    assert proto.parse_scene(bridge._payload())[0][5][4] <= 400
+    bridge._set_desired(state.apply({"type": "clock", "seat": 6, "seconds": 60}))  # a new call
+    assert proto.parse_scene(bridge._payload())[0][5][4] == 600
