@@ -430,7 +430,7 @@ class HandPlay:
             return out
         if self.street == "river":
             self.street = "showdown"
-            if ran and self._able() >= 1:
+            if ran:  # the river was bet or checked: an order of show (none after an all-in run-out)
                 out.append(self._show_order_line())
         return out
 

@@ -250,3 +250,33 @@ def test_acted_records_ruled_actions_for_substantial_action_counting():
     act(hand, 1, "fold")
     act(hand, 2, "call")
     assert hand.acted == [(3, "raise", 300), (1, "fold", 0), (2, "call", 200)]
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule"),
+    [("cool_mule", "cool_mule:5.m"), ("bar_league", "bar_league:Premature Community Cards(c)"),
+     ("dragons_den", "dragons_den:48"), ("corner_pocket", "corner_pocket:Dealing.J"),
+     ("bluff_street", "dragons_den:48")],
+)
+def test_premature_river_is_reshuffled_and_dealt_without_a_burn(profile, rule):
+    hand = _to_flop(profile)
+    act(hand, 1, "check")
+    act(hand, 2, "check")
+    card(hand, "9h")
+    act(hand, 1, "bet", to=200)
+    out = card(hand, "Th")  # the river before seat 2 acted on the turn
+    assert out == [{"type": "board_redeal", "street": "river", "procedure": "reshuffle_keep_burn", "rule": rule}]
+    act(hand, 2, "call")
+    assert card(hand, "Jh", burn=False) == []
+    assert hand.board_cards == ["2c", "7d", "Ks", "9h", "Jh"] and hand.to_act == 1
+
+
+def test_turn_and_river_together_the_turn_stands():
+    hand = _to_flop("bar_league")
+    act(hand, 1, "check")
+    act(hand, 2, "check")
+    hand.burn(0)
+    out = hand.board({"cards": ["9h", "Th"]}, 0)
+    assert out == [{"type": "board_redeal", "street": "river", "procedure": "reshuffle_keep_burn",
+                    "rule": "bar_league:Premature Community Cards(c)"}]
+    assert hand.board_cards == ["2c", "7d", "Ks", "9h"] and hand.street == "turn" and hand.to_act == 1
