@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import os
 import shutil
 import socket
@@ -56,6 +57,8 @@ class Mosquitto:
         self.conf = workdir / "mosquitto.conf"
         self.conf.write_text(
             f"listener {self.port} 127.0.0.1\n"
+            # started as root, Mosquitto would drop to its own user and lose access to the test's files
+            + f"user {getpass.getuser()}\n"
             + ("allow_anonymous true\n" if "allow_anonymous" not in extra else "")
             + f"persistence true\npersistence_location {workdir}/\nautosave_interval 1\n"
             + "log_dest stderr\nlog_type error\nlog_type warning\n"
