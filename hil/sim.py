@@ -55,6 +55,9 @@ from hil.scenario import (
 log = logging.getLogger("smart_table.sim")
 EVENT_ID = "SIM"
 NOW = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
+ARTIFACT_FILES = ("registry.sqlite3", "registry.sqlite3-wal", "registry.sqlite3-shm", "venue-keys.toml", "events.db",
+                  "events.db-wal", "events.db-shm", "panel", "frames", "mosquitto", "report.html", "summary.json",
+                  "rulings.jsonl", "events.jsonl", "camera.jsonl", "service.log")
 
 
 class SimError(RuntimeError):
@@ -487,7 +490,7 @@ class SimTable:
     async def start(self) -> None:
         s, sc = self.settings, self.scenario
         check_decks(s.deck)
-        self.artifacts.mkdir(parents=True, exist_ok=True)
+        self._prepare_artifacts()
         (self.artifacts / "panel").mkdir(exist_ok=True)
         (self.artifacts / "frames").mkdir(exist_ok=True)
         self.progress.artifacts = str(self.artifacts)
@@ -578,6 +581,21 @@ class SimTable:
             self._log_handler.close()
             self._log_handler = None
 
+    def _prepare_artifacts(self) -> None:
+        """A new folder, or one a previous run left (recognised by its summary.json): emptied of our files."""
+        folder = self.artifacts
+        if folder.exists() and any(folder.iterdir()):
+            if not (folder / "summary.json").exists() and not (folder / "events.db").exists():
+                raise SimError(f"artifacts folder {folder} is not empty and not from a previous run; "
+                               "name a new or empty folder")
+            for name in ARTIFACT_FILES:
+                target = folder / name
+                if target.is_dir():
+                    shutil.rmtree(target)
+                else:
+                    target.unlink(missing_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+
     def _log_to_file(self) -> None:
         handler = logging.FileHandler(self.artifacts / "service.log", encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
@@ -640,9 +658,11 @@ class SimTable:
 
     async def command(self, name: str, body: dict[str, Any]) -> dict[str, Any]:
         assert self.observer is not None
+        mark = len(self.observer.rulings)
         reply = await self.observer.command(name, body, timeout=self.settings.step_timeout)
         if not reply.get("ok"):
             raise SimError(f"cmd/{name} refused by the table: {reply.get('error')}: {reply.get('message')}")
+        await self.rulings_arrive(mark, len(reply.get("outputs") or []))
         return reply
 
     async def tap(self, player: str, dwell: float = 0.6) -> None:
@@ -665,7 +685,18 @@ class SimTable:
 
     async def enter(self, line: dict[str, Any]) -> list[dict[str, Any]]:
         """A line no sensor produces (actions, burns): entered as the dealer's tablet would."""
-        return list(await self.service.inject(line, source="sim"))
+        assert self.observer is not None
+        mark = len(self.observer.rulings)
+        outs = list(await self.service.inject(line, source="sim"))
+        await self.rulings_arrive(mark, len(outs))
+        return outs
+
+    async def rulings_arrive(self, mark: int, n: int, timeout: float = 3.0) -> None:
+        """Until `n` rulings after `mark` came back through the broker (so each lands in its own step)."""
+        assert self.observer is not None
+        deadline = time.monotonic() + timeout
+        while len(self.observer.rulings) < mark + n and time.monotonic() < deadline:
+            await self.observer.changed(0.05)
 
     async def settle(self, quiet: float = 0.2, longest: float = 3.0) -> None:
         """Until the engine has nothing queued and the broker has been quiet for `quiet` seconds."""

@@ -98,7 +98,7 @@ def run_cli(names: list[str], args: argparse.Namespace, demo: bool = False) -> i
     from hil.scenario import ScenarioError, load
     from hil.sim import SimError
 
-    console = Console(stderr=False, highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
     try:
         settings = settings_from(args)
         scenarios = [load(n) for n in names]
@@ -115,6 +115,10 @@ def run_cli(names: list[str], args: argparse.Namespace, demo: bool = False) -> i
             result = asyncio.run(run_one(scenario, settings, artifacts, console, live))
         except SimError as exc:
             print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except Exception as exc:  # a part that would not start: say which, not a traceback
+            print(f"error: the simulated table could not run {scenario.slug}: {type(exc).__name__}: {exc}",
+                  file=sys.stderr)
             return 2
         print_result(console, result, demo=demo)
         failed += not result.passed
