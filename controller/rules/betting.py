@@ -90,8 +90,9 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
     entered = ev.get("action")
     if entered not in WORDS:
         raise Rejected(f"field 'action': {entered!r} is not one of {', '.join(WORDS)}")
-    chips = _chips(ev)
-    word, said = parse_declared(ev.get("declared"))
+    chips = None if ev.get("chips") is None else _chips(ev)
+    declared = ev.get("declared")
+    word, said = (None, None) if declared is None else parse_declared(declared)
     to_field = ev.get("to")
     if to_field is not None and (isinstance(to_field, bool) or not isinstance(to_field, int) or to_field < 0):
         raise Rejected(f"field 'to' must be a non-negative integer, got {to_field!r}")
@@ -201,10 +202,11 @@ def _multi_chip_is_call(chips: list[int], to_call: int, rule: str) -> bool:
 
 
 def _call(f: Facing, entered: str, to_field: int | None, reason: str | None = None, setting: str | None = None) -> Ruling:
-    if f.to_call == 0:
+    if f.current <= f.committed:
         return Ruling("check", f.committed, reason="call_facing_no_bet", setting="call_facing_no_bet")
-    to = f.current if f.most is None else min(f.current, f.most)
-    all_in = f.most is not None and to == f.most
+    most = None if f.stack is None else f.committed + f.stack
+    to = f.current if most is None else min(f.current, most)
+    all_in = most is not None and to == most
     if reason is None and to_field is not None and to_field < to and to_field > f.committed:
         reason, setting = "undercall", "undercall"
     if reason is None and entered not in ("call", "allin"):

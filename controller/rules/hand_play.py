@@ -91,6 +91,8 @@ class HandPlay:
 
     def pots(self) -> list[Pot]:
         # Antes are dead money in the main pot; the layers of the side pots are the bets.
+        if not self.setup.ante:
+            return build_pots(self.total, self.live, self.dead)
         bets = {s: chips - self.antes[s] for s, chips in self.total.items()}
         return build_pots(bets, self.live, self.dead + sum(self.antes.values()))
 
@@ -214,14 +216,10 @@ class HandPlay:
         can_raise = restriction is None and reopened_for(
             self._reopen, self.acted_level.get(seat), self.last_full_level, self.current, self.min_raise
         )
+        # committed, stack, current, min_raise, min_bet, can_raise, restriction
         return Facing(
-            committed=self.round_in[seat],
-            stack=self.stacks[seat],
-            current=self.current,
-            min_raise=self.min_raise,
-            min_bet=self.setup.bb,
-            can_raise=can_raise,
-            restriction=restriction,
+            self.round_in[seat], self.stacks[seat], self.current, self.min_raise, self.setup.bb, can_raise,
+            restriction,
         )
 
     def action(self, ev: dict, line: int) -> list[dict]:
@@ -396,7 +394,9 @@ class HandPlay:
 
     def _return_uncalled(self) -> list[dict]:
         # Only bets can go uncalled: a big-blind ante is not a bet that others must match.
-        back = uncalled({s: chips - self.antes[s] for s, chips in self.total.items()})
+        back = uncalled(
+            {s: chips - self.antes[s] for s, chips in self.total.items()} if self.setup.ante else self.total
+        )
         if back is None:
             return []
         seat, chips = back
