@@ -280,3 +280,54 @@ def test_turn_and_river_together_the_turn_stands():
     assert out == [{"type": "board_redeal", "street": "river", "procedure": "reshuffle_keep_burn",
                     "rule": "bar_league:Premature Community Cards(c)"}]
     assert hand.board_cards == ["2c", "7d", "Ks", "9h"] and hand.street == "turn" and hand.to_act == 1
+
+
+# ---- bad input never crashes the hand -------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 30_000), st.text(max_size=6),
+    st.lists(st.one_of(st.integers(-5, 5000), st.sampled_from(["Ah", "Kd", "2c", "ah", "Xx", "Ah"])), max_size=6),
+)
+_EVENTS = st.fixed_dictionaries(
+    {"kind": st.sampled_from(["action", "board", "show", "muck", "burn", "kill"])},
+    optional={
+        "seat": st.one_of(st.integers(-1, 8), _VALUES),
+        "action": st.one_of(st.sampled_from(["fold", "check", "call", "bet", "raise", "allin"]), _VALUES),
+        "to": _VALUES, "chips": _VALUES, "declared": _VALUES, "cards": _VALUES,
+    },
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street"]),
+       st.lists(_EVENTS, max_size=40))
+def test_malformed_or_impossible_lines_are_rejected_and_leave_state_unchanged(profile, events):
+    hand = new_hand(profile, stacks={1: 3000, 2: 500, 3: 3000, 4: 1200})
+    start = hand.chips_in_play()
+    for ev in events:
+        kind = ev.pop("kind")
+        before = (dict(hand.stacks), dict(hand.total), hand.to_act, list(hand.board_cards), dict(hand.shown),
+                  set(hand.folded), hand.street)
+        try:
+            if kind == "action":
+                hand.action(ev, 0)
+            elif kind == "board":
+                hand.board(ev, 0)
+            elif kind == "show":
+                hand.show(ev, 0)
+            elif kind == "muck":
+                hand.muck(ev, 0)
+            elif kind == "burn":
+                hand.burn(0)
+            elif isinstance(ev.get("seat"), int):
+                hand.kill(ev["seat"], "absent")
+        except Rejected:
+            after = (dict(hand.stacks), dict(hand.total), hand.to_act, list(hand.board_cards), dict(hand.shown),
+                     set(hand.folded), hand.street)
+            assert after == before, (kind, ev)
+        assert hand.chips_in_play() == start
+    hand.finish(0)
+    assert sum(hand.stacks.values()) + hand.unawarded == start
