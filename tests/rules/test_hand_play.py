@@ -6,6 +6,8 @@ Helpers here (`new_hand`, `act`, `types`) are shared by the other hand-play test
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.rules.errors import Rejected
 from controller.rules.hand_play import HandPlay, HandSetup
@@ -283,9 +285,6 @@ def test_turn_and_river_together_the_turn_stands():
 
 
 # ---- bad input never crashes the hand -------------------------------------------------------------------
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _VALUES = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 30_000), st.text(max_size=6),
