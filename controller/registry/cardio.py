@@ -1,9 +1,11 @@
 """Writing and checking player cards on a tag (desk side), through nfcpy.
 
 A write is: read the tag, write the signed record, read it back and verify it; only then is the
-card recorded in the registry (one transaction, replacing the player's earlier card). If the card
-leaves the field mid-write, the desk waits for the same card to come back and writes it again, so
-the card ends fully new and verified; a card that does not come back leaves the registry as it was.
+card recorded in the registry (one transaction, replacing the player's earlier card). On NTAG215/216
+the write is all or nothing (`tt2_atomic`): a card pulled away mid-write holds its old content. On
+smaller tags nfcpy writes in place; a card pulled away holds no valid record. Either way the desk
+asks for the same card back and writes again, so the card ends fully new and verified; a card that
+does not come back leaves the registry as it was.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from controller.registry.errors import CardError, RegistryError
 from controller.registry.keys import VenueKeys
 from controller.registry.reader import POLL_PAUSE, READ_ATTEMPTS, read_tap, sense_tag
 from controller.registry.registry import Registry
+from controller.registry.tt2_atomic import write_atomically
 
 log = logging.getLogger("smart_table.cards")
 
@@ -103,7 +106,8 @@ def write_card(
         try:
             if tag is None or tag.ndef is None:
                 raise nfc.clf.TimeoutError("card not readable in the field")
-            tag.ndef.octets = message
+            if not write_atomically(tag, message):  # NTAG215/216: fully old or fully new
+                tag.ndef.octets = message  # in place (NTAG213, Type 3): put back and rewrite if torn
             readback = _read_back(clf, uid)
             if readback != message:
                 raise nfc.clf.TimeoutError("read-back did not return the written record")
