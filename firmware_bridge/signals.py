@@ -13,6 +13,7 @@ countdown: your clock). docs/panel.md shows every signal.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from firmware_bridge.scene import COLORS, OFF, Scene, SceneError, SeatLight, clip_text
@@ -85,6 +86,9 @@ SIGNAL_TYPES = (
     "clock",
     "hand_end",
 )
+
+
+_CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 
 
 class SignalError(ValueError):
@@ -379,7 +383,8 @@ class SignalState:
         if not isinstance(message, str):
             message = str(message)
         if not self._misdeal:
-            self._text = "CHECK TABLE\n" + message[:40]
+            # An error message may quote the rejected line; a card in it need not be face up.
+            self._text = "CHECK TABLE\n" + _CARD.sub("??", message)[:40]
 
     def _on_checkin(self, line: dict) -> None:
         accepted = line.get("accepted")

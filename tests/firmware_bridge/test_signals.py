@@ -316,3 +316,8 @@ def test_bridge_sends_the_time_left_on_a_resend_and_restarts_a_new_clock():
     assert proto.parse_scene(bridge._payload())[0][5][4] <= 400
     bridge._set_desired(state.apply({"type": "clock", "seat": 6, "seconds": 60}))  # a new call
     assert proto.parse_scene(bridge._payload())[0][5][4] == 600
+
+
+def test_error_text_never_shows_a_card():
+    scene = fold(HAND, {"type": "error", "line": 5, "message": "deal: seat 3 already has Ah Kd"}).scene
+    assert "Ah" not in scene.text and "Kd" not in scene.text and "seat 3 already has ?? ??" in scene.text
