@@ -64,7 +64,7 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
         "eliminated": ("seat", "place"),
         "error": ("line", "message"),
         # check-in at the table (NFC)
-        "checkin": ("seat", "player", "name", "status", "accepted", "reason", "message"),
+        "checkin": ("seat", "player", "name", "status", "accepted", "reason", "message", "assigned", "repeat"),
     }.items()
 }
 # Always kept: the line's kind, the protocol's citation, and the service's envelope.
