@@ -28,6 +28,11 @@ import numpy as np
 from vision.read import BuiltinReader, DeckModel, ReadResult, load_model
 
 DEBUG = False
+_LOG_SCALE = 45.0
+_LOG_LUT = np.round(_LOG_SCALE * np.log(np.arange(256) + 12.0)).astype(np.uint8)
+_LOG_BRIGHT = round(_LOG_SCALE * np.log(1.3))  # brighter than the felt by 30 %: an object
+_LOG_DARK = round(_LOG_SCALE * np.log(0.6))  # darker than a soft shadow
+_LOG_CHROMA = round(_LOG_SCALE * 0.2)  # a channel 20 % off the others, relative to the felt
 CARD_ASPECT = 88.0 / 63.0
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
 
@@ -109,6 +114,7 @@ class Detector:
         self.work_width = work_width
         self._memo: list[tuple[np.ndarray, str, str | None, float]] = []  # corners(full px), face, code, conf
         self.card_width_hint: float | None = None  # full-res px, learnt from frames
+        self._blob_memo: list = []
 
     # -- public ------------------------------------------------------------------------------
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
@@ -159,13 +165,22 @@ class Detector:
         num = cv2.blur(cells.astype(np.float32) * felt[:, :, None], (5, 5))
         den = cv2.blur(felt, (5, 5))[:, :, None]
         bg = np.where(den > 0.15, num / np.maximum(den, 1e-3), bg0.astype(np.float32))
-        bg_up = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR) + 12.0
-        # ratio to the local felt: lighting cancels; brightness and colour changes are judged apart
-        ratio = cv2.divide(work.astype(np.float32) + 12.0, bg_up)
-        level = cv2.transform(ratio, np.full((1, 3), 1.0 / 3.0, np.float32))
-        chans = cv2.split(cv2.absdiff(ratio, cv2.merge([level, level, level])))
-        chroma = cv2.max(cv2.max(chans[0], chans[1]), chans[2])
-        mask = ((level > 1.3) | (level < 0.6) | (chroma > 0.22)).astype(np.uint8) * 255
+        bg_up = cv2.resize(np.clip(bg, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
+        # ratio to the local felt, in logs so it is all 8/16-bit integer work: lighting cancels, and
+        # brightness (mean of the channels) and colour (a channel off that mean) are judged apart
+        d = cv2.subtract(cv2.LUT(work, _LOG_LUT), cv2.LUT(bg_up, _LOG_LUT), dtype=cv2.CV_16S)
+        b, g, r = cv2.split(d)
+        total = cv2.add(cv2.add(b, g), r)  # 3 x log brightness ratio
+        chroma = None
+        for c in (b, g, r):
+            off = cv2.absdiff(cv2.multiply(c, 3), total)
+            chroma = off if chroma is None else cv2.max(chroma, off)
+        mask = cv2.bitwise_or(
+            cv2.bitwise_or(
+                cv2.compare(total, 3 * _LOG_BRIGHT, cv2.CMP_GT), cv2.compare(total, 3 * _LOG_DARK, cv2.CMP_LT)
+            ),
+            cv2.compare(chroma, 3 * _LOG_CHROMA, cv2.CMP_GT),
+        )
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
@@ -202,17 +217,39 @@ class Detector:
             ch = cw * CARD_ASPECT
         rects: list[_Rect] = []
         leftovers = []
-        edges = (cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3))
+        edges = None
+        memo = []
         for c in blobs:
             area = cv2.contourArea(c)
             if area < 0.35 * cw * ch:
                 leftovers.append((c, []))
                 continue
-            found = _split_blob(c, cw, ch, mask, edges)
+            box = cv2.boundingRect(c)
+            found = self._blob_recall(box, area, cw) if self.track else None
+            if found is None:
+                if edges is None:
+                    edges = (
+                        cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3),
+                        cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3),
+                    )
+                found = _split_blob(c, cw, ch, mask, edges)
+            memo.append((box, area, cw, found))
             rects.extend(found)
             leftovers.append((c, found))
+        self._blob_memo = memo
         _order_overlaps(rects, gray, self._work)
         return rects, leftovers, cw
+
+    def _blob_recall(self, box, area: float, cw: float):
+        """Cards of a blob that has not moved since the last frame (same box within 1 px, same area)."""
+        for b, a, w, found in self._blob_memo:
+            if (
+                abs(w - cw) < 0.5
+                and abs(a - area) <= 0.02 * area
+                and max(abs(b[i] - box[i]) for i in range(4)) <= 1
+            ):
+                return [_Rect(r.corners.copy(), r.votes, r.coverage) for r in found]
+        return None
 
     def _describe(self, frame: np.ndarray, rects: list[_Rect], scale: float) -> list[CardObs]:
         out = []
@@ -543,25 +580,29 @@ def _inner_edge_score(q: np.ndarray, grads, inner: np.ndarray, off: np.ndarray) 
     high, a line through a back pattern or plain paper scores about zero."""
     gx, gy = grads
     h, w = gx.shape
+    ih, iw = inner.shape
     vals = []
     for k in range(4):
         a, b = q[k], q[(k + 1) % 4]
         t = _unit(b - a)
         nrm = np.array([-t[1], t[0]])
         n = max(int(np.linalg.norm(b - a) / 2), 3)
-        for s in np.linspace(0.15, 0.85, n):
-            p = a + (b - a) * s
-            x, y = round(p[0]), round(p[1])
-            ix, iy = x - int(off[0]), y - int(off[1])
-            if not (0 <= x < w and 0 <= y < h and 0 <= iy < inner.shape[0] and 0 <= ix < inner.shape[1]):
-                continue
-            if not inner[iy, ix]:
-                continue
-            g = np.array([gx[y, x], gy[y, x]])
-            vals.append(abs(float(g @ nrm)) - abs(float(g @ t)))
-    if len(vals) < 4:
+        p = a + (b - a) * np.linspace(0.15, 0.85, n)[:, None]
+        x, y = np.round(p[:, 0]).astype(int), np.round(p[:, 1]).astype(int)
+        ix, iy = x - int(off[0]), y - int(off[1])
+        ok = (x >= 0) & (x < w) & (y >= 0) & (y < h) & (ix >= 0) & (ix < iw) & (iy >= 0) & (iy < ih)
+        x, y, ix, iy = x[ok], y[ok], ix[ok], iy[ok]
+        keep = inner[iy, ix] > 0
+        x, y = x[keep], y[keep]
+        if len(x):
+            g = np.stack([gx[y, x], gy[y, x]], axis=1)
+            vals.append(np.abs(g @ nrm) - np.abs(g @ t))
+    if not vals:
         return 0.0
-    return max(0.0, float(np.mean(vals)) / 400.0)
+    v = np.concatenate(vals)
+    if len(v) < 4:
+        return 0.0
+    return max(0.0, float(v.mean()) / 400.0)
 
 
 def _coverage(q: np.ndarray, blob: np.ndarray, off: np.ndarray) -> float:
@@ -701,22 +742,31 @@ def _top_by_looks(a: np.ndarray, b: np.ndarray, work: np.ndarray) -> bool | None
 
 def _edge_strength_inside(a: np.ndarray, b: np.ndarray, mag: np.ndarray) -> float:
     """Mean gradient along a's outline where it runs inside b (away from b's own outline)."""
-    pts = []
+    pts = np.concatenate(
+        [
+            a[k]
+            + (a[(k + 1) % 4] - a[k])
+            * np.linspace(0.05, 0.95, max(int(np.linalg.norm(a[(k + 1) % 4] - a[k])), 2))[:, None]
+            for k in range(4)
+        ]
+    )
+    # inside b by more than 2.5 px: signed distance to each of b's sides (b is convex, clockwise)
+    c = b.mean(axis=0)
+    inside = np.ones(len(pts), bool)
     for k in range(4):
-        p, q = a[k], a[(k + 1) % 4]
-        n = max(int(np.linalg.norm(q - p)), 2)
-        for t in np.linspace(0.05, 0.95, n):
-            pts.append(p + (q - p) * t)
-    bb = b.astype(np.float32).reshape(-1, 1, 2)
-    vals = []
+        p0, p1 = b[k], b[(k + 1) % 4]
+        nrm = _unit(np.array([p1[1] - p0[1], p0[0] - p1[0]]))
+        if np.dot(c - p0, nrm) < 0:
+            nrm = -nrm
+        inside &= (pts - p0) @ nrm > 2.5
+    pts = pts[inside]
+    if not len(pts):
+        return 0.0
     h, w = mag.shape
-    for p in pts:
-        d = cv2.pointPolygonTest(bb, (float(p[0]), float(p[1])), True)
-        if d > 2.5:
-            x, y = round(p[0]), round(p[1])
-            if 0 <= x < w and 0 <= y < h:
-                vals.append(mag[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2].max())
-    return float(np.mean(vals)) if vals else 0.0
+    x = np.clip(np.round(pts[:, 0]).astype(int), 1, w - 2)
+    y = np.clip(np.round(pts[:, 1]).astype(int), 1, h - 2)
+    local = np.maximum.reduce([mag[y + dy, x + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+    return float(local.mean())
 
 
 def _button_score(frame: np.ndarray, center, radius: float) -> float:
