@@ -112,7 +112,7 @@ class Detector:
         self.layout = layout
         self.track = track
         self.work_width = work_width
-        self._memo: list[tuple[np.ndarray, str, str | None, float]] = []  # corners(full px), face, code, conf
+        self._memo: list[tuple] = []  # (corners full px, face, code, conf, look signature) of the last frame
         self.card_width_hint: float | None = None  # full-res px, learnt from frames
         self._blob_memo: list = []
 
@@ -265,12 +265,13 @@ class Detector:
             touching = [
                 full_polys[j] for j in range(len(rects)) if j != i and _overlap(full_polys[i], full_polys[j])
             ]
-            hit = self._recall(corners) if self.track else None
+            sig = _signature(frame, corners) if self.track else None
+            hit = self._recall(corners, sig) if self.track else None
             if hit is not None:
                 face, code, conf = hit
             else:
                 face, code, conf = self._read(frame, corners, covering, touching)
-            new_memo.append((corners, face, code, conf))
+            new_memo.append((corners, face, code, conf, sig))
             out.append(
                 CardObs(
                     face,
@@ -285,9 +286,12 @@ class Detector:
             self._memo = new_memo
         return out
 
-    def _recall(self, corners: np.ndarray):
+    def _recall(self, corners: np.ndarray, sig: np.ndarray):
+        """The earlier read of a card that has not moved and still looks the same (not turned over)."""
         tol = max(2.0, 0.04 * np.linalg.norm(corners[1] - corners[0]))
-        for c, face, code, conf in self._memo:
+        for c, face, code, conf, old_sig in self._memo:
+            if np.abs(old_sig - sig).mean() > 25:
+                continue
             d = np.abs(c - corners).max()
             d_rot = np.abs(np.roll(c, 2, axis=0) - corners).max()
             if min(d, d_rot) < tol:
@@ -351,6 +355,19 @@ class Detector:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+def _signature(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """A few averaged colours across a card: changes when the card is turned over or swapped."""
+    c = corners.mean(axis=0)
+    u, v = (corners[1] - corners[0]) / 2, (corners[3] - corners[0]) / 2
+    h, w = frame.shape[:2]
+    out = []
+    for a, b in ((0, 0), (0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5), (0, 0.6), (0, -0.6)):
+        x, y = (c + a * u + b * v).round().astype(int)
+        x, y = min(max(x, 2), w - 3), min(max(y, 2), h - 3)
+        out.append(frame[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3).mean(axis=0))
+    return np.concatenate(out)
+
+
 def _as_bgr(frame: np.ndarray) -> np.ndarray:
     if frame is None or not isinstance(frame, np.ndarray) or frame.size == 0:
         raise ValueError("empty frame")

@@ -96,7 +96,7 @@ def test_model_file_round_trip_and_corruption(tmp_path, tango_model):
     assert sorted(m.codes) == sorted(ALL_CODES) and m.back is not None
     bad = tmp_path / "bad.deck"
     bad.write_bytes(b"garbage")
-    with pytest.raises(DeckModelError, match="bad.deck"):
+    with pytest.raises(DeckModelError, match=r"bad\.deck"):
         load_model(bad)
     with pytest.raises(DeckModelError, match="no such deck model"):
         load_model(tmp_path / "missing.deck")

@@ -41,7 +41,7 @@ async def test_video_file_plays_to_the_end(tmp_path):
 def test_missing_sources_are_named(tmp_path):
     with pytest.raises(FrameSourceError, match="nope"):
         open_frames(f"dir:{tmp_path / 'nope'}")
-    with pytest.raises(FrameSourceError, match="clip.mp4"):
+    with pytest.raises(FrameSourceError, match=r"clip\.mp4"):
         open_frames(f"video:{tmp_path / 'clip.mp4'}")
     with pytest.raises(FrameSourceError, match="unknown kind"):
         open_frames("webcam:0")
