@@ -47,8 +47,14 @@ async def latency(hands: int, width: int, height: int, workdir: Path) -> dict[st
         {
             "table": {"seats": 6, "profile": "cool_mule"},
             # a slow idle rate: the frames that matter are pushed by the benchmark
-            "devices": {"camera": "sim", "panel": "sim", "nfc": "none", "camera_fps": 1,
-                        "sim_width": width, "sim_height": height},
+            "devices": {
+                "camera": "sim",
+                "panel": "sim",
+                "nfc": "none",
+                "camera_fps": 1,
+                "sim_width": width,
+                "sim_height": height,
+            },
             "broker": {"embedded_port": 0},
             "event_log": {"path": str(workdir / "bench.db"), "synchronous": "full"},
         },
@@ -75,7 +81,9 @@ async def latency(hands: int, width: int, height: int, workdir: Path) -> dict[st
             on_line(line)
 
         service.panel.on_line = hooked  # type: ignore[method-assign]
-        async with aiomqtt.Client("127.0.0.1", service.broker.port, protocol=aiomqtt.ProtocolVersion.V311) as sub:
+        async with aiomqtt.Client(
+            "127.0.0.1", service.broker.port, protocol=aiomqtt.ProtocolVersion.V311
+        ) as sub:
             await sub.subscribe(f"{cfg.prefix}/rulings", qos=1)
 
             async def listen() -> None:
@@ -162,7 +170,9 @@ async def start_and_memory(workdir: Path, camera: str = "sim") -> dict[str, floa
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         env={**os.environ, "NOTIFY_SOCKET": sock_path},
     )
     loop = asyncio.get_running_loop()
@@ -179,11 +189,17 @@ async def start_and_memory(workdir: Path, camera: str = "sim") -> dict[str, floa
         proc.terminate()
         proc.wait(10)
         sock.close()
-    return {"start_to_ready_s": ready, "service_rss_mb": rss / 1024, "ready_status": msg.strip().replace("\n", " ")}
+    return {
+        "start_to_ready_s": ready,
+        "service_rss_mb": rss / 1024,
+        "ready_status": msg.strip().replace("\n", " "),
+    }
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--hands", type=int, default=40)
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=720)
@@ -192,23 +208,36 @@ def main() -> int:
         work = Path(tmp)
         lat = asyncio.run(latency(args.hands, args.width, args.height, work))
         runs = [asyncio.run(start_and_memory(work)) for _ in range(3)]
-        run = {**runs[-1], "start_to_ready_s": statistics.median(r["start_to_ready_s"] for r in runs),
-               "ready_runs": [round(r["start_to_ready_s"], 2) for r in runs]}
+        run = {
+            **runs[-1],
+            "start_to_ready_s": statistics.median(r["start_to_ready_s"] for r in runs),
+            "ready_runs": [round(r["start_to_ready_s"], 2) for r in runs],
+        }
         render_frames(work / "frames")
         files = asyncio.run(start_and_memory(work, f"dir:{work / 'frames'}"))
-    print(f"frame ({args.width}x{args.height}) -> MISDEAL acked by panel + ruling on MQTT, {lat['hands']} hands:")
-    print(f"  from first frame showing the card: median {lat['median_ms']:.1f} ms, p99 {lat['p99_ms']:.1f} ms "
-          f"(goal p99 < 100 ms)")
-    print(f"  medians of the parts: 3 frames through the tracker + engine + log commit "
-          f"{lat['vision_engine_log_ms']:.1f} ms; then panel ack {lat['panel_ack_ms']:.1f} ms, "
-          f"MQTT subscriber {lat['mqtt_ms']:.1f} ms (in parallel)")
+    print(
+        f"frame ({args.width}x{args.height}) -> MISDEAL acked by panel + ruling on MQTT, {lat['hands']} hands:"
+    )
+    print(
+        f"  from first frame showing the card: median {lat['median_ms']:.1f} ms, p99 {lat['p99_ms']:.1f} ms "
+        f"(goal p99 < 100 ms)"
+    )
+    print(
+        f"  medians of the parts: 3 frames through the tracker + engine + log commit "
+        f"{lat['vision_engine_log_ms']:.1f} ms; then panel ack {lat['panel_ack_ms']:.1f} ms, "
+        f"MQTT subscriber {lat['mqtt_ms']:.1f} ms (in parallel)"
+    )
     print(f"  benchmark process RSS: {lat['bench_process_rss_mb']:.1f} MB")
-    print(f"smart-table run (simulated table): start to READY median {run['start_to_ready_s']:.2f} s "
-          f"of {run['ready_runs']} (goal < 2 s), "
-          f"RSS {run['service_rss_mb']:.1f} MB (goal < 150 MB)")
+    print(
+        f"smart-table run (simulated table): start to READY median {run['start_to_ready_s']:.2f} s "
+        f"of {run['ready_runs']} (goal < 2 s), "
+        f"RSS {run['service_rss_mb']:.1f} MB (goal < 150 MB)"
+    )
     print(f"  READY datagram: {run['ready_status']}")
-    print(f"smart-table run, camera reading image files (no simulator renderer, as on a table): "
-          f"RSS {files['service_rss_mb']:.1f} MB, start to READY {files['start_to_ready_s']:.2f} s")
+    print(
+        f"smart-table run, camera reading image files (no simulator renderer, as on a table): "
+        f"RSS {files['service_rss_mb']:.1f} MB, start to READY {files['start_to_ready_s']:.2f} s"
+    )
     return 0
 
 
