@@ -28,7 +28,9 @@ def main() -> int:
     parser.add_argument("files", nargs="*")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    files = args.files or sorted(glob.glob(str(ROOT.parent / "shared" / "data" / "phh" / "pluribus" / "*" / "*.phh")))
+    files = args.files or sorted(
+        glob.glob(str(ROOT.parent / "shared" / "data" / "phh" / "pluribus" / "*" / "*.phh"))
+    )
     if not files:
         print("no PHH files found", file=sys.stderr)
         return 0
@@ -49,6 +51,7 @@ def main() -> int:
     except ImportError:
         print("pokerkit is not installed (pip install -e .[bench]): no comparison")
     else:
+
         def pk_load(f: str):
             with open(f, "rb") as fh:
                 return HandHistory.load(fh)
