@@ -347,7 +347,8 @@ class HandPlay:
             self.folded.add(seat)
             self.offences.add(seat)
             return out + self._recheck()
-        if mode == "first_offence_free" and seat not in self.offences:
+        if mode == "first_offence_free" and seat not in self.offences and ruling.kind != "check":
+            # cool_mule:7.d; a check out of turn still binds when nobody acts in between (7.e).
             self.offences.add(seat)
             out[0]["binding"] = False  # cool_mule:7.d: not binding on the first offence
             return out

@@ -287,6 +287,18 @@ def test_cool_mule_first_offence_is_not_binding_the_next_one_is():
     assert out[0]["binding"] is True and 5 in warned.pending
 
 
+def test_cool_mule_check_out_of_turn_binds_when_nobody_bets():
+    """cool_mule:7.e: "A player who checks out of turn may not bet on their turn to act if there has been no
+    action." """
+    hand = _flop_hand("cool_mule", stacks={1: 5000, 2: 5000, 3: 5000}, bb=100)
+    out = act(hand, 3, "check")  # seat 1 is to act
+    assert out[0]["binding"] is True and 3 in hand.pending
+    act(hand, 1, "check")
+    out = act(hand, 2, "check")
+    assert out[0]["type"] == "action_ruled" and (out[0]["seat"], out[0]["as"]) == (3, "check")
+    assert hand.to_act is None
+
+
 def test_cool_mule_out_of_turn_player_may_not_raise_after_an_intervening_raise():
     """cool_mule:7.f: "If the action by an intervening player is a raise, the player acting out of turn may
     not raise - they may either complete their out of turn action and fold or call." """
