@@ -178,10 +178,19 @@ class HandPlay:
             for i, s in enumerate(ordered):
                 if (s - self.button - 1) % self.n <= pos:
                     index = i
-        able = self._able()
+        folded, all_in = self.folded, self.all_in
+        if count - len(folded) < 2:
+            return None
+        able = count - len(folded | all_in)
+        round_in, current, acted = self.round_in, self.current, self.acted_level
         for step in range(1, count + 1):
             s = ordered[(index + step) % count]
-            if self._needs_action(s, able):
+            if s in folded or s in all_in:
+                continue
+            if able < 2:
+                if self._needs_action(s, able):
+                    return s
+            elif round_in[s] < current or s not in acted:
                 return s
         return None
 
