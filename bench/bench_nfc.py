@@ -6,9 +6,10 @@ message, the tap reaches asyncio, `TableCheckIn.on_tap` verifies the signature a
 registry (SQLite, WAL, full fsync) and returns the lines. Printed: median and p99 of the whole
 path, and how much of it is the NFC part (field -> Tap) versus the check-in (Tap -> lines).
 
-Runs: simulated NTAG215 with no air-interface delay; the same with a PN532-on-UART delay model
-(--cmd-ms per tag command, default 6 ms: a 16-byte READ at 115200 baud plus PN532 framing);
-and a Type 3 tag emulated over nfcpy's UDP link (another thread, real sockets).
+Runs: simulated NTAG215 cards written by the desk's own `write_card`, with no air-interface delay;
+the same with a PN532-on-UART delay model (--cmd-ms per tag command, default 6 ms: a 16-byte READ
+at 115200 baud plus PN532 framing); cards re-issued once (the record then sits behind a skipped
+TLV, so the table reads more pages); and a Type 3 tag emulated over nfcpy's UDP link.
 
     .venv/bin/python bench/bench_nfc.py [--taps 100] [--udp-taps 15] [--cmd-ms 6]
 """
@@ -28,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.registry.card import CardVerifier, encode_card
+from controller.registry.cardio import write_card
 from controller.registry.checkin import TableCheckIn
 from controller.registry.draw import TableSpec
 from controller.registry.keys import create_key_file, load_keys
@@ -65,15 +67,26 @@ def setup(tmp: Path, players: int) -> tuple[Registry, object]:
     return registry, keys
 
 
+def desk_written_card(registry: Registry, keys, pid: str, writes: int) -> SimulatedNtag:
+    """A card as the desk writes it (`write_card`, all-or-nothing layout). writes=2: re-issued once,
+    so the record sits behind a proprietary TLV and the table reads more pages."""
+    desk = SimulatedReader(f"desk-{pid}")
+    tag = SimulatedNtag("ntag215")
+    desk.present(tag)
+    for _ in range(writes):
+        write_card(desk.frontend(), registry, keys, pid, now=NOW, wait=1)
+    desk.remove()
+    return tag
+
+
 async def run_ntag(
-    registry: Registry, keys, players: list[str], cmd_s: float, name: str
+    registry: Registry, keys, players: list[str], cmd_s: float, name: str, writes: int = 1
 ) -> dict[str, list[float]]:
     reader = SimulatedReader.named(name)
     cards = {}
     for pid in players:
-        tag = SimulatedNtag("ntag215", latency=cmd_s)
-        tag.load_message(encode_card(tag.uid, pid, keys))
-        registry.issue_card(tag.uid, pid, "cool_mule", keys.current, now=NOW)
+        tag = desk_written_card(registry, keys, pid, writes)
+        tag.latency = cmd_s
         cards[pid] = tag
     tables = {}
     total, nfc_part, logic = [], [], []
@@ -166,20 +179,23 @@ async def main() -> int:
     ap.add_argument("--cmd-ms", type=float, default=6.0)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        total_players = 2 * args.taps + args.udp_taps
+        total_players = 3 * args.taps + args.udp_taps
         registry, keys = setup(Path(tmp), total_players)
         registry.draw("E1", seed=1, now=NOW)
         players = [f"P{i:04d}" for i in range(total_players)]
         print(f"bench_nfc: {total_players} players, SQLite registry (WAL, synchronous=FULL) in {tmp}")
+        n = args.taps
+        report("NTAG215, no air delay", await run_ntag(registry, keys, players[:n], 0.0, "b0"))
         report(
-            "simulated NTAG215, no air delay", await run_ntag(registry, keys, players[: args.taps], 0.0, "b0")
+            f"NTAG215, {args.cmd_ms:g} ms/command (PN532)",
+            await run_ntag(registry, keys, players[n : 2 * n], args.cmd_ms / 1000, "b1"),
         )
         report(
-            f"simulated NTAG215, {args.cmd_ms:g} ms/command (PN532)",
-            await run_ntag(registry, keys, players[args.taps : 2 * args.taps], args.cmd_ms / 1000, "b1"),
+            f"NTAG215 re-issued, {args.cmd_ms:g} ms/command",
+            await run_ntag(registry, keys, players[2 * n : 3 * n], args.cmd_ms / 1000, "b2", writes=2),
         )
         if args.udp_taps:
-            report("Type 3 tag over nfcpy UDP link", await run_udp(registry, keys, players[2 * args.taps :]))
+            report("Type 3 tag over nfcpy UDP link", await run_udp(registry, keys, players[3 * n :]))
         registry.close()
     return 0
 
