@@ -193,7 +193,9 @@ class Broker:
                 self._handle(session, kind, flags, body)
         except (TimeoutError, asyncio.IncompleteReadError, ConnectionError, ProtocolError) as exc:
             if isinstance(exc, ProtocolError):
-                log.warning("event=broker_protocol_error client=%s error=%s", session and session.client_id, exc)
+                log.warning(
+                    "event=broker_protocol_error client=%s error=%s", session and session.client_id, exc
+                )
         finally:
             self._tasks.discard(task)
             if session is not None and not session.closed:

@@ -154,8 +154,12 @@ class MqttLink:
                     self.connected = True
                     delay = 0.2
                     self.on_status("ok", f"connected to {self.settings.host}:{self.settings.port}")
-                    log.info("event=mqtt_connected host=%s port=%d backlog=%d",
-                             self.settings.host, self.settings.port, len(self.outbox))
+                    log.info(
+                        "event=mqtt_connected host=%s port=%d backlog=%d",
+                        self.settings.host,
+                        self.settings.port,
+                        len(self.outbox),
+                    )
                     async with asyncio.TaskGroup() as group:
                         group.create_task(self._drain(client))
                         group.create_task(self._receive(client))
@@ -215,7 +219,10 @@ class MqttLink:
             while len(batch) < self.window and not self._replies.empty():
                 batch.append(self._replies.get_nowait())
             await asyncio.gather(
-                *(client.publish(t, p, qos=1, properties=self._reply_properties(c), timeout=30) for t, p, c in batch)
+                *(
+                    client.publish(t, p, qos=1, properties=self._reply_properties(c), timeout=30)
+                    for t, p, c in batch
+                )
             )
 
     def _reply_properties(self, correlation: bytes | None) -> Any:

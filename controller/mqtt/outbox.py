@@ -44,7 +44,9 @@ class Outbox:
         self.conn = conn
         self.conn.executescript(SCHEMA)
 
-    def put(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False, key: str | None = None) -> None:
+    def put(
+        self, topic: str, payload: bytes, qos: int = 1, retain: bool = False, key: str | None = None
+    ) -> None:
         if key is not None:
             self.conn.execute("DELETE FROM outbox WHERE key = ?", (key,))
         self.conn.execute(

@@ -116,7 +116,9 @@ class TableService:
         await self._wait_devices()
         self.ready_after = time.monotonic() - self._t0
         notify(f"READY=1\nSTATUS={self.health.summary()}")
-        log.info("event=ready seconds=%.3f replayed=%d %s", self.ready_after, self.replayed, self.health.summary())
+        log.info(
+            "event=ready seconds=%.3f replayed=%d %s", self.ready_after, self.replayed, self.health.summary()
+        )
 
     async def stop(self) -> None:
         notify("STOPPING=1")
@@ -148,7 +150,9 @@ class TableService:
                 for k, v in wanted.items():
                     self.log.set_meta(k, v)
         else:
-            differ = [f"{k} (log: {logged[k]}, config: {wanted[k]})" for k in wanted if logged[k] != wanted[k]]
+            differ = [
+                f"{k} (log: {logged[k]}, config: {wanted[k]})" for k in wanted if logged[k] != wanted[k]
+            ]
             if differ and self.log.count("in"):
                 raise ServiceError(
                     f"event log {str(path)!r} belongs to another table setup: {', '.join(differ)}; "
@@ -212,10 +216,15 @@ class TableService:
         settle(current)
         if self.replay_mismatches and not isinstance(self.engine, EngineUnavailable):
             self.health.part("engine").set(
-                "degraded", f"replay differs from the log at {self.replay_mismatches} line(s), first {first_mismatch}"
+                "degraded",
+                f"replay differs from the log at {self.replay_mismatches} line(s), first {first_mismatch}",
             )
-        log.info("event=replayed inputs=%d seconds=%.3f mismatches=%d", self.replayed,
-                 time.monotonic() - t0, self.replay_mismatches)
+        log.info(
+            "event=replayed inputs=%d seconds=%.3f mismatches=%d",
+            self.replayed,
+            time.monotonic() - t0,
+            self.replay_mismatches,
+        )
 
     def _fold(self, line: dict[str, Any], outs: list[dict[str, Any]]) -> bool:
         accepted = not any(o.get("type") == "error" for o in outs)
@@ -435,11 +444,18 @@ class TableService:
             return
         topic = cmd.response_topic or command.reply_to or self.topics.reply
         if not self.topics.reply_allowed(topic):
-            self._refuse(cmd, command.id, None, "invalid",
-                         f"reply topic {topic!r} is not under {self.topics.reply}/ (the table may publish only there)")
+            self._refuse(
+                cmd,
+                command.id,
+                None,
+                "invalid",
+                f"reply topic {topic!r} is not under {self.topics.reply}/ (the table may publish only there)",
+            )
             return
         if command.line is None:  # status: the service answers itself
-            self._reply(cmd, topic, {"ok": True, "command": cmd.name, "id": command.id, "state": self.state()})
+            self._reply(
+                cmd, topic, {"ok": True, "command": cmd.name, "id": command.id, "state": self.state()}
+            )
             return
         future: asyncio.Future[list[dict[str, Any]]] = asyncio.get_running_loop().create_future()
         item = Item("director", command.line, future=future, t=time.time())
@@ -450,29 +466,39 @@ class TableService:
         self._waiters.add(waiter)
         waiter.add_done_callback(self._waiters.discard)
 
-    async def _answer(self, cmd: IncomingCommand, topic: str, ident: Any, future: asyncio.Future[Any]) -> None:
+    async def _answer(
+        self, cmd: IncomingCommand, topic: str, ident: Any, future: asyncio.Future[Any]
+    ) -> None:
         try:
             outs = await future
         except Exception as exc:
             self._refuse(cmd, ident, topic, "failed", str(exc))
             return
         errors = [o for o in outs if o.get("type") == "error"]
-        reply: dict[str, Any] = {"ok": not errors, "command": cmd.name, "id": ident,
-                                 "outputs": [public_line(o) for o in outs]}
+        reply: dict[str, Any] = {
+            "ok": not errors,
+            "command": cmd.name,
+            "id": ident,
+            "outputs": [public_line(o) for o in outs],
+        }
         if errors:
             self.commands_refused += 1
             reply["error"] = "refused"
             reply["message"] = public_line(errors[0]).get("message", "refused by the rules engine")
         self._reply(cmd, topic, reply)
 
-    def _refuse(self, cmd: IncomingCommand, ident: Any, reply_to: str | None, code: str, message: str) -> None:
+    def _refuse(
+        self, cmd: IncomingCommand, ident: Any, reply_to: str | None, code: str, message: str
+    ) -> None:
         self.commands_refused += 1
         self.health.part("mqtt").count("refused")
         log.info("event=command_refused command=%s code=%s message=%r", cmd.name[:40], code, message[:200])
         topic = cmd.response_topic or reply_to or self.topics.reply
         if not self.topics.reply_allowed(topic):
             topic = self.topics.reply
-        self._reply(cmd, topic, {"ok": False, "command": cmd.name, "id": ident, "error": code, "message": message})
+        self._reply(
+            cmd, topic, {"ok": False, "command": cmd.name, "id": ident, "error": code, "message": message}
+        )
 
     def _reply(self, cmd: IncomingCommand, topic: str, body: dict[str, Any]) -> None:
         if self.link is not None:

@@ -60,8 +60,10 @@ def _run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.check:
-        print(f"{cfg.source}: ok (table {cfg.table.venue}/{cfg.table.id}, {cfg.table.seats} seats, "
-              f"profile {cfg.table.profile})")
+        print(
+            f"{cfg.source}: ok (table {cfg.table.venue}/{cfg.table.id}, {cfg.table.seats} seats, "
+            f"profile {cfg.table.profile})"
+        )
         return 0
     _setup_logging(args.log_level or cfg.service.log_level)
     if args.fresh:

@@ -97,7 +97,9 @@ def _line(name: str, body: dict[str, Any], seats: int) -> dict[str, Any] | None:
         line["bb"] = _int(body["bb"], "bb", 1, CHIPS)
         line["ante"] = _int(body.get("ante", 0), "ante", 0, CHIPS)
         if line["sb"] > line["bb"]:
-            raise CommandError("invalid", f"sb: the small blind {line['sb']} exceeds the big blind {line['bb']}")
+            raise CommandError(
+                "invalid", f"sb: the small blind {line['sb']} exceeds the big blind {line['bb']}"
+            )
     elif name == "clock" and "seconds" in body:
         line["seconds"] = _int(body["seconds"], "seconds", 1, 600)
     elif name == "penalty":

@@ -202,24 +202,28 @@ def _check_values(cfg: Config) -> list[str]:
     p: list[str] = []
     t, d, b, e, c, s = cfg.table, cfg.devices, cfg.broker, cfg.event_log, cfg.commands, cfg.service
     if not SEGMENT.match(t.id):
-        p.append(f"table.id: {t.id!r} must be 1-64 letters, digits, '_', '.', '-' (it is an MQTT topic level)")
+        p.append(
+            f"table.id: {t.id!r} must be 1-64 letters, digits, '_', '.', '-' (it is an MQTT topic level)"
+        )
     if not SEGMENT.match(t.venue):
-        p.append(f"table.venue: {t.venue!r} must be 1-64 letters, digits, '_', '.', '-' (an MQTT topic level)")
+        p.append(
+            f"table.venue: {t.venue!r} must be 1-64 letters, digits, '_', '.', '-' (an MQTT topic level)"
+        )
     if not 2 <= t.seats <= 10:
         p.append(f"table.seats: must be 2..10, got {t.seats}")
     if t.profile not in PROFILE_NAMES:
         p.append(f"table.profile: {t.profile!r} is not one of {', '.join(PROFILE_NAMES)}")
     for key in ("camera", "panel", "nfc"):
         if not getattr(d, key).strip():
-            p.append(f"devices.{key}: empty; use \"sim\", \"none\" or a device")
+            p.append(f'devices.{key}: empty; use "sim", "none" or a device')
     cam = d.camera
     if cam not in ("sim", "none") and not cam.startswith("/dev/") and cam.split(":")[0] not in CAMERA_KINDS:
         p.append(
-            f"devices.camera: {cam!r}: expected \"sim\", \"none\", /dev/videoN or "
+            f'devices.camera: {cam!r}: expected "sim", "none", /dev/videoN or '
             + ", ".join(f"{k}:..." for k in CAMERA_KINDS)
         )
     if d.nfc.startswith("sim") and d.nfc not in ("sim",) and not d.nfc.startswith("sim:"):
-        p.append(f"devices.nfc: {d.nfc!r}: the simulated reader is written \"sim:<name>\"")
+        p.append(f'devices.nfc: {d.nfc!r}: the simulated reader is written "sim:<name>"')
     if d.layout and not Path(d.layout).is_file():
         p.append(f"devices.layout: file {d.layout!r} does not exist")
     if d.camera_stall_seconds <= 0:
@@ -279,7 +283,8 @@ def parse_config(raw: dict[str, Any], source: str = "<config>") -> Config:
         if name not in SECTIONS:
             hint = difflib.get_close_matches(name, SECTIONS, n=1)
             problems.append(
-                f"{name}: unknown section" + (f" (did you mean [{hint[0]}]?)" if hint else "")
+                f"{name}: unknown section"
+                + (f" (did you mean [{hint[0]}]?)" if hint else "")
                 + f"; sections are {', '.join(SECTIONS)}"
             )
     for name, cls in SECTIONS.items():

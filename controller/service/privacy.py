@@ -45,8 +45,19 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
         "penalty": ("seat", "player", "hands", "minutes", "reason"),
         # outputs
         "hand": (
-            "number", "button", "sb", "bb", "dead_button", "dead_sb_seat", "dealer", "first_card",
-            "dealt_in", "sitting_out", "redeal", "ante", "level",
+            "number",
+            "button",
+            "sb",
+            "bb",
+            "dead_button",
+            "dead_sb_seat",
+            "dealer",
+            "first_card",
+            "dealt_in",
+            "sitting_out",
+            "redeal",
+            "ante",
+            "level",
         ),
         "misdeal": ("reason",),
         "replace_exposed": ("seat", "card"),
@@ -64,7 +75,17 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
         "eliminated": ("seat", "place"),
         "error": ("line", "message"),
         # check-in at the table (NFC)
-        "checkin": ("seat", "player", "name", "status", "accepted", "reason", "message", "assigned", "repeat"),
+        "checkin": (
+            "seat",
+            "player",
+            "name",
+            "status",
+            "accepted",
+            "reason",
+            "message",
+            "assigned",
+            "repeat",
+        ),
     }.items()
 }
 # Always kept: the line's kind, the protocol's citation, and the service's envelope.
@@ -111,9 +132,31 @@ def public_line(line: dict[str, Any]) -> dict[str, Any]:
 SEAT_FIELDS = frozenset({"seat", "player", "name", "stack", "away", "status", "occupied", "sitting_out"})
 SNAPSHOT_FIELDS = frozenset(
     {
-        "table", "venue", "seats", "button", "sb", "bb", "ante", "level", "blinds", "hand", "hand_number",
-        "phase", "board", "alerts", "dead_button", "dealer", "panel", "health", "seq", "t", "profile",
-        "last_rulings", "substantial_action", "engine", "to_act",
+        "table",
+        "venue",
+        "seats",
+        "button",
+        "sb",
+        "bb",
+        "ante",
+        "level",
+        "blinds",
+        "hand",
+        "hand_number",
+        "phase",
+        "board",
+        "alerts",
+        "dead_button",
+        "dealer",
+        "panel",
+        "health",
+        "seq",
+        "t",
+        "profile",
+        "last_rulings",
+        "substantial_action",
+        "engine",
+        "to_act",
     }
 )
 

@@ -12,8 +12,15 @@ from typing import Any
 
 ALERT_TYPES = frozenset(
     {
-        "misdeal", "button_misplaced", "dead_hand", "boxed_card", "replace_exposed", "extra_card",
-        "out_of_turn", "board_redeal", "action_ruled",
+        "misdeal",
+        "button_misplaced",
+        "dead_hand",
+        "boxed_card",
+        "replace_exposed",
+        "extra_card",
+        "out_of_turn",
+        "board_redeal",
+        "action_ruled",
     }
 )
 STREETS = {0: "preflop", 3: "flop", 4: "turn", 5: "river"}
@@ -137,7 +144,12 @@ def merge_engine_snapshot(view: dict[str, Any], engine: dict[str, Any] | None) -
                 continue
             if not isinstance(p, dict):
                 continue
-            entry = {"seat": seat, "player": p.get("player"), "stack": p.get("stack"), "away": bool(p.get("away"))}
+            entry = {
+                "seat": seat,
+                "player": p.get("player"),
+                "stack": p.get("stack"),
+                "away": bool(p.get("away")),
+            }
             if names.get(seat):
                 entry["name"] = names[seat]
             seats.append(entry)

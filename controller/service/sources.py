@@ -263,9 +263,13 @@ class PanelLink:
         while True:
             h = bridge.health
             if h.get("connected"):
-                self.health.set("ok", f"port {port}, firmware {h.get('fw_version')}, boot {h.get('boot_counter')}")
+                self.health.set(
+                    "ok", f"port {port}, firmware {h.get('fw_version')}, boot {h.get('boot_counter')}"
+                )
             else:
-                self.health.set("failed", f"port {port}: panel not answering ({h.get('last_error') or 'no reply'})")
+                self.health.set(
+                    "failed", f"port {port}: panel not answering ({h.get('last_error') or 'no reply'})"
+                )
             self.health.counters["reconnects"] = int(h.get("reconnects", 0))
             self.health.counters["panel_resets"] = int(h.get("panel_resets", 0))
             await asyncio.sleep(0.2)

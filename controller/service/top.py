@@ -16,8 +16,14 @@ from typing import Any
 
 from controller.mqtt.topics import TableTopics
 
-STATUS_STYLE = {"ok": "green", "degraded": "yellow", "failed": "red", "unavailable": "magenta",
-                "disabled": "dim", "starting": "cyan"}
+STATUS_STYLE = {
+    "ok": "green",
+    "degraded": "yellow",
+    "failed": "red",
+    "unavailable": "magenta",
+    "disabled": "dim",
+    "starting": "cyan",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +79,7 @@ class TopModel:
         prefix = self.topics.prefix + "/"
         if not topic.startswith(prefix):
             return
-        kind = topic[len(prefix):]
+        kind = topic[len(prefix) :]
         if kind == "status":
             self.status = payload.decode(errors="replace") or "unknown"
             return
@@ -98,7 +104,9 @@ class TopModel:
 
 def _line_text(doc: dict[str, Any]) -> str:
     rest = {k: v for k, v in doc.items() if k not in ("type", "seq", "t", "source")}
-    return f"{doc.get('type', '?')} " + " ".join(f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in rest.items())
+    return f"{doc.get('type', '?')} " + " ".join(
+        f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in rest.items()
+    )
 
 
 def render(model: TopModel) -> Any:
@@ -139,8 +147,13 @@ def render(model: TopModel) -> Any:
             marks.append("BB")
         if e.get("away"):
             marks.append("away")
-        seats.add_row(str(n), str(e.get("player") or ""), str(e.get("name") or ""),
-                      str(e.get("stack") if e.get("stack") is not None else ""), " ".join(marks))
+        seats.add_row(
+            str(n),
+            str(e.get("player") or ""),
+            str(e.get("name") or ""),
+            str(e.get("stack") if e.get("stack") is not None else ""),
+            " ".join(marks),
+        )
     health = Table(title="health", expand=True)
     for col in ("part", "status", "detail"):
         health.add_column(col)
@@ -154,8 +167,13 @@ def render(model: TopModel) -> Any:
     return Group(
         Panel(Group(head, level), title="smart-table top"),
         seats,
-        Panel(Text(f"scene {panel.get('scene') or '-'}  acknowledged {panel.get('acked', 0)}  "
-                   f"port {panel.get('port') or '-'}"), title="panel"),
+        Panel(
+            Text(
+                f"scene {panel.get('scene') or '-'}  acknowledged {panel.get('acked', 0)}  "
+                f"port {panel.get('port') or '-'}"
+            ),
+            title="panel",
+        ),
         Panel(alerts, title="alerts"),
         Panel(rulings, title="last rulings"),
         health,
@@ -168,14 +186,22 @@ async def watch(options: TopOptions, model: TopModel, on_update: Any, stop: asyn
     while not stop.is_set():
         try:
             async with aiomqtt.Client(
-                options.host, options.port, username=options.username or None,
-                password=options.password or None, protocol=aiomqtt.ProtocolVersion.V311, timeout=5,
+                options.host,
+                options.port,
+                username=options.username or None,
+                password=options.password or None,
+                protocol=aiomqtt.ProtocolVersion.V311,
+                timeout=5,
             ) as client:
                 model.connection = f"{options.host}:{options.port}"
                 await client.subscribe(model.topics.prefix + "/#", qos=1)
                 on_update()
                 async for message in client.messages:
-                    payload = message.payload if isinstance(message.payload, bytes) else str(message.payload).encode()
+                    payload = (
+                        message.payload
+                        if isinstance(message.payload, bytes)
+                        else str(message.payload).encode()
+                    )
                     model.apply(str(message.topic), payload)
                     on_update()
         except aiomqtt.MqttError as exc:

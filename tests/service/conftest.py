@@ -68,7 +68,9 @@ class Mosquitto:
 
     def start(self) -> None:
         with open(self.workdir / "broker.log", "ab") as log:
-            self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=log)
+            self.proc = subprocess.Popen(
+                [MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=log
+            )
         wait_port(self.port)
 
     def kill(self) -> None:

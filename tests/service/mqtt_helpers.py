@@ -38,8 +38,13 @@ class Recorder:
         while True:
             try:
                 async with aiomqtt.Client(
-                    "127.0.0.1", self.port, protocol=self.protocol, timeout=5, identifier=self.kw.get("identifier"),
-                    clean_session=self.kw.get("clean_session"), **self.kw.get("auth", {})
+                    "127.0.0.1",
+                    self.port,
+                    protocol=self.protocol,
+                    timeout=5,
+                    identifier=self.kw.get("identifier"),
+                    clean_session=self.kw.get("clean_session"),
+                    **self.kw.get("auth", {}),
                 ) as c:
                     self.client = c
                     await c.subscribe(self.prefix + "/#", qos=1)

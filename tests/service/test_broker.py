@@ -54,7 +54,10 @@ async def test_qos1_wildcards_and_retained_messages():
             await sub.subscribe("smarttable/v1/+/t/#", qos=1)
             retained = await next_message(sub)
             assert (str(retained.topic), retained.payload, retained.retain) == (
-                "smarttable/v1/v/t/status", b"online", True)
+                "smarttable/v1/v/t/status",
+                b"online",
+                True,
+            )
             await pub.publish("smarttable/v1/v/t/rulings", b"r1", qos=1)
             await pub.publish("smarttable/v1/v/other/rulings", b"no", qos=1)
             await pub.publish("smarttable/v1/v/t/rulings", b"r2", qos=0)
@@ -73,7 +76,14 @@ async def test_will_is_published_when_a_client_vanishes():
         await watcher.subscribe("t/status", qos=1)
         reader, writer = await asyncio.open_connection("127.0.0.1", broker.port)
         flags = 0x02 | 0x04 | 0x08 | 0x20  # clean, will, will QoS 1, will retain
-        body = utf8("MQTT") + bytes([4, flags]) + struct.pack("!H", 30) + utf8("dying") + utf8("t/status") + utf8("offline")
+        body = (
+            utf8("MQTT")
+            + bytes([4, flags])
+            + struct.pack("!H", 30)
+            + utf8("dying")
+            + utf8("t/status")
+            + utf8("offline")
+        )
         writer.write(packet(CONNECT, 0, body))
         assert (await reader.readexactly(4))[3] == 0  # CONNACK accepted
         writer.transport.abort()  # no DISCONNECT: the will must go out
@@ -85,7 +95,9 @@ async def test_will_is_published_when_a_client_vanishes():
 async def test_mqtt5_is_refused_and_garbage_closes_only_that_connection():
     async with Broker(port=0) as broker:
         with pytest.raises(aiomqtt.MqttError):
-            async with aiomqtt.Client("127.0.0.1", broker.port, protocol=aiomqtt.ProtocolVersion.V5, timeout=3):
+            async with aiomqtt.Client(
+                "127.0.0.1", broker.port, protocol=aiomqtt.ProtocolVersion.V5, timeout=3
+            ):
                 pass
         reader, writer = await asyncio.open_connection("127.0.0.1", broker.port)
         writer.write(b"\x10\xff\xff\xff\xff\x7f")  # CONNECT with an impossible length

@@ -16,8 +16,9 @@ from tests.service.conftest import FLASH, HAND, REPO, table_config, write_toml
 
 
 def smart_table(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_run_check_names_the_bad_key(tmp_path):
@@ -34,10 +35,20 @@ def test_run_check_names_the_bad_key(tmp_path):
 def test_top_model_folds_messages_and_drops_duplicates():
     model = TopModel(TableTopics("v", "t"))
     model.apply("smarttable/v1/v/t/status", b"online")
-    model.apply("smarttable/v1/v/t/state", json.dumps(
-        {"table": {"seats": 6, "profile": "cool_mule"}, "seats": [{"seat": 2, "player": "B", "stack": 500}],
-         "hand_number": 3, "phase": "preflop", "button": 2, "blinds": {"sb": 50, "bb": 100, "sb_seat": 4},
-         "health": {"camera": {"status": "degraded", "detail": "no frame for 10.2 s"}}}).encode())
+    model.apply(
+        "smarttable/v1/v/t/state",
+        json.dumps(
+            {
+                "table": {"seats": 6, "profile": "cool_mule"},
+                "seats": [{"seat": 2, "player": "B", "stack": 500}],
+                "hand_number": 3,
+                "phase": "preflop",
+                "button": 2,
+                "blinds": {"sb": 50, "bb": 100, "sb_seat": 4},
+                "health": {"camera": {"status": "degraded", "detail": "no frame for 10.2 s"}},
+            }
+        ).encode(),
+    )
     ruling = json.dumps({"type": "misdeal", "reason": "first_cards_exposed", "seq": 9}).encode()
     model.apply("smarttable/v1/v/t/rulings", ruling)
     model.apply("smarttable/v1/v/t/rulings", ruling)  # at-least-once duplicate
@@ -46,8 +57,17 @@ def test_top_model_folds_messages_and_drops_duplicates():
     console = Console(record=True, width=140)
     console.print(render(model))
     text = console.export_text()
-    for expected in ("online", "hand 3", "preflop", "BTN", "degraded", "no frame for 10.2 s",
-                     "misdeal", "first_cards_exposed", "50/100"):
+    for expected in (
+        "online",
+        "hand 3",
+        "preflop",
+        "BTN",
+        "degraded",
+        "no frame for 10.2 s",
+        "misdeal",
+        "first_cards_exposed",
+        "50/100",
+    ):
         assert expected in text, expected
 
 
@@ -56,11 +76,26 @@ async def test_top_once_against_a_running_table(tmp_path):
     async with TableService(cfg) as service:
         for line in [*HAND, FLASH]:
             await service.inject(line)
-        config = write_toml(tmp_path / "top.toml", {"table": {"venue": "testvenue", "id": "t1"},
-                                                     "broker": {"host": "127.0.0.1", "port": service.broker.port}})
+        config = write_toml(
+            tmp_path / "top.toml",
+            {
+                "table": {"venue": "testvenue", "id": "t1"},
+                "broker": {"host": "127.0.0.1", "port": service.broker.port},
+            },
+        )
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "controller.cli", "top", "--config", str(config), "--once", "--wait", "1.5",
-            cwd=REPO, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "top",
+            "--config",
+            str(config),
+            "--once",
+            "--wait",
+            "1.5",
+            cwd=REPO,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
             env={"COLUMNS": "160", "PATH": "/usr/bin:/bin"},
         )
         out, err = await asyncio.wait_for(proc.communicate(), 30)

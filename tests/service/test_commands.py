@@ -16,7 +16,12 @@ def test_valid_commands_become_protocol_lines():
     c = parse("seat", b'{"seat": 3, "player": "P-1", "name": "Ann", "stack": 5000, "id": "r1"}')
     assert c.line == {"type": "seat", "seat": 3, "player": "P-1", "name": "Ann", "stack": 5000}
     assert c.id == "r1"
-    assert parse("level", b'{"sb": 100, "bb": 200}').line == {"type": "level", "sb": 100, "bb": 200, "ante": 0}
+    assert parse("level", b'{"sb": 100, "bb": 200}').line == {
+        "type": "level",
+        "sb": 100,
+        "bb": 200,
+        "ante": 0,
+    }
     assert parse("hand_start", b"").line == {"type": "hand_start"}
     assert parse("leave", b'{"seat": 2, "reason": "eliminated"}').line["reason"] == "eliminated"
     assert parse("status", b"{}").line is None

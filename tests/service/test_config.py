@@ -53,7 +53,9 @@ def test_unreadable_and_invalid_toml(tmp_path):
 
 def test_dependent_settings_are_checked(tmp_path):
     with pytest.raises(ConfigError) as err:
-        parse_config({"broker": {"password_file": str(tmp_path / "nope")}, "checkin": {"registry": "sqlite:///x"}})
+        parse_config(
+            {"broker": {"password_file": str(tmp_path / "nope")}, "checkin": {"registry": "sqlite:///x"}}
+        )
     text = str(err.value)
     assert "broker.password_file: file" in text
     assert "checkin.registry: set, so checkin.keys_file and checkin.event are needed too" in text

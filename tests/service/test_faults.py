@@ -24,9 +24,10 @@ def comparable(state: dict) -> dict:
 
 async def test_broker_killed_mid_hand_loses_no_ruling_and_keeps_order(tmp_path, mosquitto):
     cfg = table_config(tmp_path, broker={"host": "127.0.0.1", "port": mosquitto.port, "protocol": "3.1.1"})
-    async with TableService(cfg) as service, Recorder(
-        mosquitto.port, cfg.prefix, identifier="screen-1", clean_session=False
-    ) as rec:
+    async with (
+        TableService(cfg) as service,
+        Recorder(mosquitto.port, cfg.prefix, identifier="screen-1", clean_session=False) as rec,
+    ):
         for line in HAND:
             await service.inject(line)
         await rec.wait_for(lambda r: any(d["type"] == "hand" for d in r.docs("rulings")))
@@ -118,7 +119,9 @@ async def test_a_burst_of_10000_commands_keeps_memory_bounded(tmp_path, mosquitt
             assert (await rec.command("seat", {"seat": 1, "player": "A"}))["ok"]
             await _status(rec)
             rss_before = pid_rss_kib(proc.pid)
-            async with aiomqtt.Client("127.0.0.1", mosquitto.port, protocol=aiomqtt.ProtocolVersion.V311) as c:
+            async with aiomqtt.Client(
+                "127.0.0.1", mosquitto.port, protocol=aiomqtt.ProtocolVersion.V311
+            ) as c:
                 for k in range(10_000):
                     kind = k % 4
                     if kind == 0:
@@ -150,8 +153,9 @@ async def test_notify_ready_and_watchdog_pings(tmp_path, mosquitto):
     sock.bind(sock_path)
     sock.setblocking(False)
     config = _service_toml(tmp_path, mosquitto.port)
-    proc = service_process(config, tmp_path / "service.log",
-                           env={"NOTIFY_SOCKET": sock_path, "WATCHDOG_USEC": "400000"})
+    proc = service_process(
+        config, tmp_path / "service.log", env={"NOTIFY_SOCKET": sock_path, "WATCHDOG_USEC": "400000"}
+    )
     messages: list[str] = []
     try:
         loop = asyncio.get_running_loop()
@@ -197,7 +201,13 @@ async def test_silent_camera_is_degraded_and_the_rest_keeps_working(tmp_path):
     pytest.importorskip("vision.tracker")
     cfg = table_config(
         tmp_path,
-        devices={"camera": "sim", "camera_stall_seconds": 0.6, "camera_fps": 10, "sim_width": 640, "sim_height": 360},
+        devices={
+            "camera": "sim",
+            "camera_stall_seconds": 0.6,
+            "camera_fps": 10,
+            "sim_width": 640,
+            "sim_height": 360,
+        },
     )
     async with TableService(cfg) as service, Recorder(service.broker.port, cfg.prefix) as rec:
         camera = service.health.part("camera")
@@ -207,7 +217,9 @@ async def test_silent_camera_is_degraded_and_the_rest_keeps_working(tmp_path):
         while camera.status != "degraded" and time.monotonic() - t0 < 5:
             await asyncio.sleep(0.05)
         assert camera.status == "degraded" and "no frame" in camera.detail
-        await rec.wait_for(lambda r: r.docs("state") and r.docs("state")[-1]["health"]["camera"]["status"] == "degraded")
+        await rec.wait_for(
+            lambda r: r.docs("state") and r.docs("state")[-1]["health"]["camera"]["status"] == "degraded"
+        )
         # everything else works: director commands and injected lines are ruled
         assert (await rec.command("seat", {"seat": 1, "player": "A"}))["ok"]
         assert (await service.inject(HAND[1])) == []

@@ -44,7 +44,11 @@ def secured(tmp_path):
 
 def client(port: int, user: str, v5: bool = False) -> aiomqtt.Client:
     return aiomqtt.Client(
-        "127.0.0.1", port, username=user, password=USERS[user], timeout=5,
+        "127.0.0.1",
+        port,
+        username=user,
+        password=USERS[user],
+        timeout=5,
         protocol=aiomqtt.ProtocolVersion.V5 if v5 else aiomqtt.ProtocolVersion.V311,
     )
 
@@ -64,8 +68,13 @@ async def test_acl_and_mqtt5_correlation(tmp_path, secured):
     cfg = table_config(
         tmp_path,
         table={"venue": "cool-mule", "id": "table-1"},
-        broker={"host": "127.0.0.1", "port": secured.port, "username": "table-cool-mule-table-1",
-                "password_file": str(password), "protocol": "5"},
+        broker={
+            "host": "127.0.0.1",
+            "port": secured.port,
+            "username": "table-cool-mule-table-1",
+            "password_file": str(password),
+            "protocol": "5",
+        },
     )
     async with TableService(cfg) as service, client(secured.port, "director", v5=True) as director:
         await director.subscribe("smarttable/v1/#", qos=1)
@@ -73,8 +82,9 @@ async def test_acl_and_mqtt5_correlation(tmp_path, secured):
         props = Properties(PacketTypes.PUBLISH)
         props.ResponseTopic = f"{PREFIX}/reply/director"
         props.CorrelationData = b"corr-42"
-        await director.publish(f"{PREFIX}/cmd/seat", json.dumps({"seat": 1, "player": "P-1"}), qos=1,
-                               properties=props)
+        await director.publish(
+            f"{PREFIX}/cmd/seat", json.dumps({"seat": 1, "player": "P-1"}), qos=1, properties=props
+        )
         async with asyncio.timeout(5):
             async for m in director.messages:
                 if str(m.topic) == f"{PREFIX}/reply/director":

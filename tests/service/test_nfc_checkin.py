@@ -58,5 +58,8 @@ async def test_tap_seats_the_player_and_publishes_the_checkin(tmp_path):
         wire = b"".join(p for _, p, _ in rec.messages)
         assert uid.hex().encode() not in wire and b"1990" not in wire  # no UID, no birth date
         await rec.wait_for(
-            lambda r: r.payloads("state") and json.loads(r.payloads("state")[-1])["health"]["nfc"].get("taps", 0) >= 1
+            lambda r: (
+                r.payloads("state")
+                and json.loads(r.payloads("state")[-1])["health"]["nfc"].get("taps", 0) >= 1
+            )
         )

@@ -31,19 +31,32 @@ def test_mucked_and_hidden_cards_never_leave():
 
 def test_personal_data_is_limited_to_id_and_name():
     seat = public_line(
-        {"type": "seat", "seat": 1, "player": "P-17", "name": "Ann", "email": "a@x", "birth": "1990-01-01",
-         "uid": "04a1b2"}
+        {
+            "type": "seat",
+            "seat": 1,
+            "player": "P-17",
+            "name": "Ann",
+            "email": "a@x",
+            "birth": "1990-01-01",
+            "uid": "04a1b2",
+        }
     )
     assert seat == {"type": "seat", "seat": 1, "player": "P-17", "name": "Ann"}
-    checkin = public_line({"type": "checkin", "seat": 2, "player": "P-9", "accepted": True, "uid": "04ff", "phone": "1"})
+    checkin = public_line(
+        {"type": "checkin", "seat": 2, "player": "P-9", "accepted": True, "uid": "04ff", "phone": "1"}
+    )
     assert set(checkin) == {"type", "seat", "player", "accepted"}
 
 
 def test_snapshot_keeps_public_seat_fields_only():
     snap = public_snapshot(
-        {"seats": [{"seat": 1, "player": "A", "stack": 100, "hole_cards": ["Ah", "Kh"], "email": "x"}],
-         "phase": "flop", "board": ["2c", "3d", "4h"], "secret": 1,
-         "last_rulings": [{"type": "muck", "seat": 1, "cards": ["Ah", "Kh"]}]}
+        {
+            "seats": [{"seat": 1, "player": "A", "stack": 100, "hole_cards": ["Ah", "Kh"], "email": "x"}],
+            "phase": "flop",
+            "board": ["2c", "3d", "4h"],
+            "secret": 1,
+            "last_rulings": [{"type": "muck", "seat": 1, "cards": ["Ah", "Kh"]}],
+        }
     )
     assert snap["seats"] == [{"seat": 1, "player": "A", "stack": 100}]
     assert "secret" not in snap and snap["board"] == ["2c", "3d", "4h"]

@@ -74,7 +74,9 @@ async def test_director_commands_are_validated_and_answered(tmp_path):
         assert ok["ok"] is True and ok["outputs"] == []
         snapshot = service.engine.snapshot()
         # malformed, invalid, unknown, refused by the rules: each answered, nothing changes
-        bad = await rec.command("seat", b'{"id": "x1", "reply_to": "' + cfg.prefix.encode() + b'/reply/t", "seat":')
+        bad = await rec.command(
+            "seat", b'{"id": "x1", "reply_to": "' + cfg.prefix.encode() + b'/reply/t", "seat":'
+        )
         assert bad["ok"] is False and bad["error"] == "malformed" and "not JSON" in bad["message"]
         invalid = await rec.command("seat", {"seat": 99, "player": "Z"})
         assert invalid["error"] == "invalid" and "seat" in invalid["message"]
@@ -91,7 +93,9 @@ async def test_a_reply_topic_outside_the_table_prefix_is_refused(tmp_path):
     cfg = table_config(tmp_path)
     async with TableService(cfg) as service, Recorder(service.broker.port, cfg.prefix) as rec:
         assert rec.client is not None
-        await rec.client.publish(f"{cfg.prefix}/cmd/hand_start", json.dumps({"id": 5, "reply_to": "elsewhere"}), qos=1)
+        await rec.client.publish(
+            f"{cfg.prefix}/cmd/hand_start", json.dumps({"id": 5, "reply_to": "elsewhere"}), qos=1
+        )
         await rec.wait_for(lambda r: r.payloads("reply"))
         reply = json.loads(rec.payloads("reply")[-1])
         assert reply["id"] == 5 and reply["ok"] is False and "not under" in reply["message"]
@@ -122,7 +126,8 @@ async def test_hidden_cards_never_reach_mqtt(tmp_path):
         await rec.wait_for(lambda r: any(d["seq"] >= last for d in r.docs("state")))
         # the muck was published (as an event, or as the engine's refusal of it), without its cards
         assert any(d["type"] == "muck" for d in rec.docs("events")) or any(
-            d.get("line") == 8 for d in rec.docs("rulings"))
+            d.get("line") == 8 for d in rec.docs("rulings")
+        )
         wire = b"\n".join(p for _, p, _ in rec.messages)
         for card in (b"7c", b"2d", b"Qh", b"Qs"):
             assert card not in wire

@@ -27,7 +27,9 @@ def installed_unit(tmp_path: Path) -> Path:
 
 @needs_analyze
 def test_unit_verifies_clean(tmp_path):
-    result = subprocess.run([ANALYZE, "verify", str(installed_unit(tmp_path))], capture_output=True, text=True)
+    result = subprocess.run(
+        [ANALYZE, "verify", str(installed_unit(tmp_path))], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert "smart-table.service" not in result.stderr, result.stderr  # no warning about our unit
 
@@ -44,15 +46,22 @@ def test_security_exposure_at_most_2_5(tmp_path):
 
 def test_unit_is_notify_with_watchdog_and_a_dedicated_user():
     text = UNIT.read_text()
-    for line in ("Type=notify", "Restart=on-failure", "ProtectSystem=strict", "User=smart-table",
-                 "StateDirectory=smart-table", "DevicePolicy=closed"):
+    for line in (
+        "Type=notify",
+        "Restart=on-failure",
+        "ProtectSystem=strict",
+        "User=smart-table",
+        "StateDirectory=smart-table",
+        "DevicePolicy=closed",
+    ):
         assert re.search(rf"^{re.escape(line)}$", text, re.M), line
     assert re.search(r"^WatchdogSec=\d+", text, re.M)
 
 
 def test_udev_rules_give_the_service_group_its_three_devices():
     rules = [
-        r for r in (REPO / "systemd" / "99-smart-table.rules").read_text().splitlines()
+        r
+        for r in (REPO / "systemd" / "99-smart-table.rules").read_text().splitlines()
         if r.strip() and not r.startswith("#")
     ]
     assert rules
