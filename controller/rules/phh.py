@@ -184,7 +184,22 @@ def _effective(values: list[int]) -> list[int]:
     return list(reversed(values)) if len(values) == 2 else list(values)
 
 
-def _split_cards(text: str, where: str) -> list[str]:
+class _Where:
+    """Where an action sits in the file, spelled out only when there is something wrong to report."""
+
+    __slots__ = ("k", "path", "text")
+
+    def __init__(self, path: str, k: int, text: str):
+        self.path, self.k, self.text = path, k, text
+
+    def __str__(self) -> str:
+        return f"{self.path}: actions[{self.k}] {self.text!r}"
+
+    def __format__(self, spec: str) -> str:
+        return str(self)
+
+
+def _split_cards(text: str, where: object) -> list[str]:
     if len(text) % 2:
         raise PhhError(f"{where}: cannot read cards {text!r}")
     return [text[i : i + 2] for i in range(0, len(text), 2)]
@@ -228,8 +243,8 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
     current = max(bb, max(street_in))
     dealt: dict[int, str] = {}
     for k, text in enumerate(hand.actions):
-        where = f"{hand.path}: actions[{k}] {text!r}"
-        words = text.split("#", 1)[0].split()
+        words = (text.split("#", 1)[0] if "#" in text else text).split()
+        where = _Where(hand.path, k, text)
         if not words:
             continue
         if words[0] == "d":
