@@ -62,7 +62,9 @@ def _replay(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             result = replay(load(path), args.profile, args.engine)
-        except PhhError as exc:
+        except Exception as exc:  # one bad file is reported and the batch goes on
+            if not isinstance(exc, PhhError):
+                exc = PhhError(f"{path}: cannot replay ({type(exc).__name__}: {exc})")
             unusable += 1
             if args.json:
                 print(json.dumps({"file": path, "error": str(exc), "match": False}), flush=True)

@@ -74,8 +74,8 @@ def parse(data: dict, path: str) -> PhhHand:
     if finishing is not None and (not isinstance(finishing, list) or len(finishing) != n):
         raise PhhError(f"{path}: field 'finishing_stacks' must list {n} stacks")
     players = data.get("players") or [f"p{i + 1}" for i in range(n)]
-    if len(players) != n:
-        raise PhhError(f"{path}: field 'players' has {len(players)} names for {n} players")
+    if not isinstance(players, list) or len(players) != n:
+        raise PhhError(f"{path}: field 'players' must list {n} names")
     min_bet = _whole(data.get("min_bet", blinds[1]), f"{path}: min_bet") or blinds[1]
     actions = data["actions"]
     if not all(isinstance(a, str) for a in actions):
@@ -254,7 +254,8 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
                 current = 0
             elif len(words) >= 4 and words[1] == "dh":
                 # Hole cards go face down (the deal lines above); remembered for a later "sm -".
-                dealt[int(words[2][1:]) - 1] = dealt.get(int(words[2][1:]) - 1, "") + words[3]
+                if words[2][1:].isdigit():
+                    dealt[int(words[2][1:]) - 1] = dealt.get(int(words[2][1:]) - 1, "") + words[3]
             else:
                 raise PhhError(f"{where}: unknown dealer action")
             continue
@@ -278,8 +279,12 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
         elif verb == "cbr":
             if len(words) < 3:
                 raise PhhError(f"{where}: 'cbr' needs an amount")
-            to = _whole(float(words[2]) if "." in words[2] else int(words[2]), where)
-            assert to is not None
+            try:
+                to = _whole(float(words[2]) if "." in words[2] else int(words[2]), f"{where}")
+            except ValueError:
+                raise PhhError(f"{where}: amount {words[2]!r} is not a number") from None
+            if to is None:
+                raise PhhError(f"{where}: amount must be finite")
             pay = to - street_in[p]
             if pay > stacks[p]:
                 raise PhhError(f"{where}: {words[0]} bets {to} with only {stacks[p] + street_in[p]}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -275,3 +276,36 @@ def test_replay_through_the_engine_is_deterministic():
     assert [r.outputs for r in first] == [r.outputs for r in second]
     assert [r.final_stacks for r in first] == [r.final_stacks for r in second]
     assert all(any(o["type"] == "award" for o in r.outputs) for r in first)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("actions", ["p1 cbr lots"], "amount 'lots' is not a number"),
+        ("actions", ["p9 f"], "there is no player p9"),
+        ("actions", ["x y"], "unknown actor 'x'"),
+        ("actions", ["p1 zz"], "unknown player action 'zz'"),
+        ("actions", ["d db AhK"], "cannot read cards 'AhK'"),
+        ("actions", ["d xx"], "unknown dealer action"),
+        ("actions", ["p2 cbr 5000"], "bets 5000 with only 1000"),
+        ("players", "ab", "field 'players' must list 2 names"),
+        ("starting_stacks", [1000, "x"], "starting_stacks[1]: expected a number"),
+        ("antes", [0, 1.5], "antes[1]: 1.5 is not a whole number"),
+        ("finishing_stacks", [1], "field 'finishing_stacks' must list 2 stacks"),
+    ],
+)
+def test_bad_phh_fields_are_reported_with_file_and_place(field, value, message):
+    data = tomllib.loads(HEADS_UP)
+    data[field] = value
+    with pytest.raises(PhhError, match=re.escape(message)):
+        to_lines(parse(data, "bad.phh"))
+
+
+def test_cli_reports_an_unreadable_file_and_goes_on(tmp_path):
+    broken = _write(tmp_path, "broken.phh", "variant = 'NT'\nactions = [\n")
+    good = _write(tmp_path, "good.phh", HEADS_UP)
+    proc = subprocess.run([*SMART_TABLE, "hands", "replay", broken, good], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1
+    assert "broken.phh: not valid TOML" in proc.stderr
+    assert "good.phh" in proc.stdout and "agrees" in proc.stdout
