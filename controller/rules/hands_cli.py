@@ -69,7 +69,7 @@ def _replay(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps({"file": path, "error": str(exc), "match": False}), flush=True)
             else:
-                print(f"{path}: cannot replay: {exc}", file=sys.stderr)
+                print(f"cannot replay {exc}", file=sys.stderr)
             continue
         if result.match:
             agree += 1
