@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import secrets
 import tempfile
 import threading

@@ -434,7 +434,11 @@ def _title(kind: str, v: Any) -> str:
         how = " flashed" if v.get("flashed") else ""
         return f"deal to seat {v['seat']}{how}"
     if kind == "deal":
-        return f"deal to seat {v}" if not isinstance(v, list) else f"deal to seats {', '.join(map(str, v))}"
+        if not isinstance(v, list):
+            return f"deal to seat {v}"
+        seats = [f"{d['seat']} flashed" if isinstance(d, dict) and d.get("flashed") else
+                 str(d["seat"] if isinstance(d, dict) else d) for d in v]
+        return f"deal to seats {', '.join(seats)}"
     return f"{kind.replace('_', ' ')} {_short(v)}"
 
 

@@ -78,6 +78,7 @@ class SimSettings:
     step_timeout: float = 6.0  # seconds a step may take to show what it expects
     captures: bool = True  # panel picture and annotated frame at each ruling
     mosquitto: str = ""  # path of the mosquitto binary (empty: /usr/sbin/mosquitto or PATH)
+    external_broker: str = ""  # "host:port" of a broker already running (tests, a venue's broker)
 
 
 def find_mosquitto(explicit: str = "") -> str | None:
@@ -222,7 +223,7 @@ class Observer:
 
         while True:
             try:
-                async with aiomqtt.Client(self.host, self.port, identifier=f"sim-observer-{os.getpid()}",
+                async with aiomqtt.Client(self.host, self.port, identifier=f"sim-observer-{os.getpid()}-{id(self)}",
                                           timeout=5) as client:
                     self.client = client
                     await client.subscribe(self.prefix + "/#", qos=1)
@@ -502,18 +503,25 @@ class SimTable:
         from vision.layout import default_layout
 
         broker: dict[str, Any]
-        binary = find_mosquitto(s.mosquitto) if s.broker in ("auto", "mosquitto") else None
+        binary = find_mosquitto(s.mosquitto) if s.broker in ("auto", "mosquitto") and not s.external_broker else None
         if s.broker == "mosquitto" and binary is None:
             raise SimError("--broker mosquitto: no mosquitto binary found (/usr/sbin/mosquitto or PATH); "
                            "install it (apt install mosquitto) or use --broker embedded")
-        if binary is not None:
+        if s.external_broker:
+            host, _, port_text = s.external_broker.rpartition(":")
+            if not host or not port_text.isdigit():
+                raise SimError(f"external broker {s.external_broker!r}: expected host:port")
+            broker = {"host": host, "port": int(port_text)}
+            self.broker_desc = f"external {s.external_broker}"
+        elif binary is not None:
             self.mosquitto = PrivateMosquitto(binary, self.artifacts / "mosquitto")
             await self.mosquitto.start()
             broker = {"host": "127.0.0.1", "port": self.mosquitto.port}
             self.broker_desc = f"mosquitto 127.0.0.1:{self.mosquitto.port}"
         else:
             broker = {"host": "", "embedded_bind": "127.0.0.1", "embedded_port": 0}
-        venue = sc.profile.replace("_", "-")
+        venue = sc.profile  # the venue whose keys sign the player cards
+        topic_venue = f"sim-{sc.slug}"[:64]  # topics smarttable/v1/sim-<scenario>/T1: runs never mix
         devices: dict[str, Any] = {
             "camera": "sim", "panel": "sim", "nfc": "none",
             "camera_fps": float(s.fps), "sim_width": s.width, "sim_height": s.height,
@@ -526,7 +534,7 @@ class SimTable:
             checkin = {"registry": self.desk.registry_url, "keys_file": str(self.desk.keys_file),
                        "event": EVENT_ID}
         config = parse_config({
-            "table": {"id": TABLE_ID, "venue": venue, "seats": sc.seats, "profile": sc.profile},
+            "table": {"id": TABLE_ID, "venue": topic_venue, "seats": sc.seats, "profile": sc.profile},
             "devices": devices,
             "broker": broker,
             "event_log": {"path": str(self.artifacts / "events.db"), "synchronous": "normal"},
@@ -543,13 +551,16 @@ class SimTable:
         self.service.camera.tracker = _recording_tracker(self.layout, s.debounce, self.camera_lines)
         self._tasks.append(asyncio.create_task(self._frame_pump(), name="sim-frames"))
         await self.service.start()
-        if self.mosquitto is None:
+        host = "127.0.0.1"
+        if self.mosquitto is not None:
+            port = self.mosquitto.port
+        elif s.external_broker:
+            host, port = broker["host"], broker["port"]
+        else:
             self.broker_desc = f"embedded 127.0.0.1:{self.service.broker.port}"
             port = self.service.broker.port
-        else:
-            port = self.mosquitto.port
         self.progress.broker = self.broker_desc
-        self.observer = Observer("127.0.0.1", port, config.prefix)
+        self.observer = Observer(host, port, config.prefix)
         self.observer.on_ruling.append(self._on_ruling)
         await self.observer.start()
         self._tasks.append(asyncio.create_task(self._capture_loop(), name="sim-captures"))
