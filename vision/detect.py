@@ -412,7 +412,7 @@ def _split_blob(
     blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.drawContours(blob, [contour - [x0, y0]], -1, 1, -1)
     off = np.array([x0, y0], np.float64)
-    poly = cv2.approxPolyDP(contour, max(1.2, 0.07 * cw), True).reshape(-1, 2).astype(np.float64)
+    poly = cv2.approxPolyDP(contour, max(1.0, 0.045 * cw), True).reshape(-1, 2).astype(np.float64)
     n = len(poly)
     if n < 3:
         return []
@@ -513,7 +513,9 @@ def _split_blob(
             u = 0
             for i in combo:
                 u |= bits[i]
-            iou = (u & blob_bits).bit_count() / max((u | blob_bits).bit_count(), 1)
+            inter = (u & blob_bits).bit_count()
+            # explain the blob without spilling out of it; chips touching the cards stay unexplained
+            iou = (inter - 3 * (u.bit_count() - inter)) / max(blob_area, 1)
             score = iou - 0.05 * k + 0.015 * sum(cornered[i] for i in combo) / k
             if k > 1:  # the card on top shows its outline across the others
                 score += 0.3 * max(crisp[i] for i in combo)
@@ -521,7 +523,7 @@ def _split_blob(
                 print("combo", combo, round(iou, 3), round(score, 3))
             if score > best_score:
                 best_score, best = score, combo
-    if best_score < 0.75:
+    if best_score < 0.25:
         return []
     chosen = [_clockwise(cands[i]) for i in best]
     if len(chosen) > 1:
