@@ -448,7 +448,8 @@ class SimTable:
         self.scenario = scenario
         self.settings = settings or SimSettings()
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        self.artifacts = Path(artifacts) if artifacts else Path("sim-artifacts") / f"{scenario.slug}-{stamp}"
+        folder = Path(artifacts) if artifacts else Path("sim-artifacts") / f"{scenario.slug}-{stamp}"
+        self.artifacts = folder.absolute()  # the registry and event log are opened by URL/path elsewhere
         self.service: Any = None
         self.observer: Observer | None = None
         self.mosquitto: PrivateMosquitto | None = None
