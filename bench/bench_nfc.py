@@ -185,15 +185,16 @@ async def main() -> int:
         players = [f"P{i:04d}" for i in range(total_players)]
         print(f"bench_nfc: {total_players} players, SQLite registry (WAL, synchronous=FULL) in {tmp}")
         n = args.taps
-        report("NTAG215, no air delay", await run_ntag(registry, keys, players[:n], 0.0, "b0"))
-        report(
-            f"NTAG215, {args.cmd_ms:g} ms/command (PN532)",
-            await run_ntag(registry, keys, players[n : 2 * n], args.cmd_ms / 1000, "b1"),
-        )
-        report(
-            f"NTAG215 re-issued, {args.cmd_ms:g} ms/command",
-            await run_ntag(registry, keys, players[2 * n : 3 * n], args.cmd_ms / 1000, "b2", writes=2),
-        )
+        if n:
+            report("NTAG215, no air delay", await run_ntag(registry, keys, players[:n], 0.0, "b0"))
+            report(
+                f"NTAG215, {args.cmd_ms:g} ms/command (PN532)",
+                await run_ntag(registry, keys, players[n : 2 * n], args.cmd_ms / 1000, "b1"),
+            )
+            report(
+                f"NTAG215 re-issued, {args.cmd_ms:g} ms/command",
+                await run_ntag(registry, keys, players[2 * n : 3 * n], args.cmd_ms / 1000, "b2", writes=2),
+            )
         if args.udp_taps:
             report("Type 3 tag over nfcpy UDP link", await run_udp(registry, keys, players[3 * n :]))
         registry.close()

@@ -438,7 +438,7 @@ class Type3Emulator:
                         "on-startup": self._on_startup,
                         "on-connect": self._on_connect,
                         "on-release": lambda tag: True,
-                        "timeout": 0.2,
+                        "timeout": random.uniform(0.5, 1.5),  # no fixed rhythm: see _poll_pause
                     },
                     terminate=terminate,
                 )

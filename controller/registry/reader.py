@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
+import random
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -149,6 +150,15 @@ def read_tap(clf: Any, uid: bytes | None = None) -> tuple[Any, Tap] | None:
     return None, Tap(uid, b"", "", f"card could not be read: {error}", time.perf_counter())
 
 
+def _poll_pause(clf: Any) -> float:
+    """Pause between polls of an empty field. On nfcpy's UDP link a poll and an emulated tag that
+    both cycle about once a second can miss each other again and again (lock-step): a random pause
+    breaks the rhythm."""
+    if getattr(clf.device, "chipset_name", "") == "UDP":
+        return POLL_PAUSE + random.uniform(0.0, 0.4)
+    return POLL_PAUSE
+
+
 def wait_removed(
     clf: Any, tag: Any, *, limit: float = 30.0, terminate: Callable[[], bool] = lambda: False
 ) -> None:
@@ -191,7 +201,7 @@ def _reader_thread(
             result = read_tap(clf)
             if result is None:
                 last_uid = None  # the field is empty
-                stop.wait(POLL_PAUSE)
+                stop.wait(_poll_pause(clf))
                 continue
             tag, tap = result
             if tap.uid == last_uid:
