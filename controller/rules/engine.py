@@ -120,7 +120,13 @@ class TableEngine:
         except Rejected as exc:
             return [{"type": "error", "line": n, "message": str(exc)}]
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
-            return [{"type": "error", "line": n, "message": f"internal error ({type(exc).__name__}: {exc}); please report this line"}]
+            return [
+                {
+                    "type": "error",
+                    "line": n,
+                    "message": f"internal error ({type(exc).__name__}: {exc}); please report this line",
+                }
+            ]
 
     def stacks(self) -> dict[int, int | None]:
         """Chips in front of each seated player (between hands: after the last award)."""
@@ -236,6 +242,27 @@ class TableEngine:
         self._occupied(ev["seat"]).away = False
         return []
 
+    def _on_penalty(self, ev: dict, n: int) -> list[dict]:
+        """A time penalty: the player leaves the table but keeps being dealt in, blinds posted and the
+        hand dead once dealt (cool_mule:11.c, dragons_den:40); it starts with the next hand
+        (bluff_street:62). A penalty in minutes lasts until the director sends `back`."""
+        player = self._occupied(ev["seat"])
+        if ev.get("hands"):
+            player.penalty_hands = ev["hands"]
+        else:
+            player.away = True
+        line = {"type": "penalty", "seat": ev["seat"], "player": player.id, "reason": ev.get("reason", "")}
+        for key in ("hands", "minutes"):
+            if ev.get(key):
+                line[key] = ev[key]
+        line["rule"] = {
+            "cool_mule": "cool_mule:11.a",
+            "bar_league": "bar_league:Minor Penalties",
+            "dragons_den": "dragons_den:40",
+            "corner_pocket": "corner_pocket:Penalty Situations.A",
+        }.get(self.profile.name, "bluff_street:58")
+        return [line]
+
     def _occupied(self, seat: int) -> Player:
         if seat not in self.players:
             raise Rejected(f"seat {seat} is empty")
@@ -264,6 +291,9 @@ class TableEngine:
             raise Rejected(f"cannot start a hand: {exc}") from None
         self.forced_button = None
         self.hand_number += 1
+        for player in self.players.values():
+            if player.penalty_hands > 0:
+                player.away = True  # serving a penalty: dealt in, hand dead (dragons_den:40)
         level = self.level or Level()
         hand = Hand(
             self.hand_number, positions, level, {s: self.players[s].stack for s in positions.dealt_in}
@@ -656,12 +686,18 @@ class TableEngine:
         assert h is not None and h.play is not None
         out = list(h.play.finish(n))
         final = h.play.stacks
-        self.offenders.update(self.players[s].id for s in getattr(h.play, "offences", ()) if s in self.players)
+        self.offenders.update(
+            self.players[s].id for s in getattr(h.play, "offences", ()) if s in self.players
+        )
         for seat in h.positions.dealt_in:
             player = self.players.get(seat)
             if player is None:
                 continue
             player.dealt = True
+            if player.penalty_hands > 0:
+                player.penalty_hands -= 1
+                if player.penalty_hands == 0:
+                    player.away = False
             if player.stack is not None and final.get(seat) is not None:
                 player.stack = final[seat]
         # Busted players finish in order; two in one hand: the bigger starting stack finishes

@@ -190,6 +190,17 @@ def _v_clock(ev: dict, seats: int) -> None:
     _int(ev, "seconds", minimum=1, required=False, default=60)
 
 
+def _v_penalty(ev: dict, seats: int) -> None:
+    _seat(ev, seats)
+    reason = ev.get("reason", "")
+    if not isinstance(reason, str):
+        raise Rejected("field 'reason' must be text")
+    hands = _int(ev, "hands", minimum=1, required=False)
+    minutes = _int(ev, "minutes", minimum=1, required=False)
+    if hands is None and minutes is None:
+        raise Rejected("a penalty needs 'hands' or 'minutes'")
+
+
 _VALIDATORS = {
     "table": _v_table,
     "level": _v_level,
@@ -212,6 +223,8 @@ _VALIDATORS = {
     # Additions to the protocol (allowed by the spec): a clock called on a seat, and its expiry.
     "clock": _v_clock,
     "time_expired": _v_seat_only,
+    # A director's penalty: the player sits away from the table but is dealt in (dragons_den:40).
+    "penalty": _v_penalty,
 }
 
 INPUT_TYPES = tuple(_VALIDATORS)

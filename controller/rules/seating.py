@@ -27,6 +27,7 @@ class Player:
     dealt: bool = False  # has been dealt a hand in this event (moved players count as dealt)
     away: bool = False
     seated_hand: int = 0  # the number of the last hand started before the player sat down
+    penalty_hands: int = 0  # hands still to sit away under a director's penalty
 
     @property
     def busted(self) -> bool:
@@ -148,6 +149,9 @@ def compute_positions(
                 rules[f"sit_out:{s}"] = profile.rule("seating", "new_player_dead_position")
 
     eligible = live - set(sitting)
+    if len(eligible) < 2:
+        # Only waiting players are left to play with: they come in now rather than stop the game.
+        sitting, eligible = {}, set(live)
     # The big blind advances to the next player due.
     bb = next((s for s in clockwise(previous.bb, seats) if s in eligible and s != previous.bb), None)
     if bb is None or len(eligible) < 2:

@@ -344,3 +344,29 @@ def test_level_applies_to_next_hand():
     t.feed({"type": "level", "sb": 25, "bb": 50})
     t.hand()
     assert t.engine.hand.level.bb == 50 and LEVEL["bb"] == 100
+
+
+def test_penalty_in_hands_keeps_the_player_dealt_in_with_a_dead_hand():
+    """dragons_den:40 "For the period of the penalty, the offender shall remain away from the table but will
+    continue to be dealt in"; cool_mule:11.c blinds are posted for them. Served, they play again."""
+    t = Table("dragons_den", players=[1, 2, 3, 4], stack=10000)
+    t.feed({"type": "button", "seat": 1})
+    out = t.feed({"type": "penalty", "seat": 3, "reason": "soft play", "hands": 1})
+    assert out == [
+        {
+            "type": "penalty",
+            "seat": 3,
+            "player": "P3",
+            "reason": "soft play",
+            "hands": 1,
+            "rule": "dragons_den:40",
+        }
+    ]
+    h = t.hand()
+    assert 3 in h["dealt_in"]
+    dead = of_type(t.deal_all(h), "dead_hand")
+    assert [(d["seat"], d["reason"]) for d in dead] == [(3, "absent")]
+    t.feed(HAND_END)
+    h2 = t.hand()
+    assert of_type(t.deal_all(h2), "dead_hand") == []
+    assert t.feed({"type": "penalty", "seat": 3, "reason": "x"})[0]["type"] == "error"
