@@ -59,6 +59,7 @@ class DealState:
     extra: int = 0  # surplus cards to the first player after the deal was complete
     boxed: int = 0
     complete: bool = False  # every seat dealt in has its two cards
+    full: int = 0  # seats dealt in that hold two cards
     action_started: bool = False
     absent_done: bool = False
     acted_seats: set[int] = field(default_factory=set)
@@ -88,7 +89,10 @@ class TableEngine:
 
     def __init__(self, profile: Profile | str = "bluff_street", seats: int = 10):
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
+        self.deal_rules = self._settings(self.profile)
         self.seats = seats
+        # One handler per input type, looked up once (the engine sees tens of thousands of lines).
+        self.handlers = {kind: getattr(self, "_on_" + kind) for kind in protocol.INPUT_TYPES}
         self.players: dict[int, Player] = {}
         self.level: Level | None = None  # the level the next hand is played at
         self.forced_button: int | None = None
@@ -99,6 +103,11 @@ class TableEngine:
         self.busted_seats: set[int] = set()  # seats vacated by the engine after a bust-out
         self.offenders: set[str] = set()  # players already warned for acting out of turn (cool_mule:7.d)
         self.alerts: list[dict] = []
+
+    @staticmethod
+    def _settings(profile: Profile) -> dict[str, Any]:
+        """The [deal] settings as plain values: read on every card, so looked up once."""
+        return {key: setting.value for key, setting in profile.settings["deal"].items()}
 
     # ----------------------------------------------------------------- public API
 
@@ -115,8 +124,7 @@ class TableEngine:
             else:
                 ev = dict(line)
             protocol.validate(ev, self.seats)
-            handler = getattr(self, "_on_" + ev["type"])
-            return handler(ev, n)
+            return self.handlers[ev["type"]](ev, n)
         except Rejected as exc:
             return [{"type": "error", "line": n, "message": str(exc)}]
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
@@ -190,6 +198,7 @@ class TableEngine:
                 raise Rejected(f"field 'profile': {exc}") from None
         self.seats = seats
         self.profile = profile
+        self.deal_rules = self._settings(profile)
         return []
 
     def _on_level(self, ev: dict, n: int) -> list[dict]:
@@ -408,13 +417,9 @@ class TableEngine:
         before_sa = not d.substantial
 
         if before_sa:
-            if (
-                d.off_deck == 0
-                and seat != p.first_card
-                and prof.value("deal", "first_card_wrong_seat_misdeal")
-            ):
+            if d.off_deck == 0 and seat != p.first_card and self.deal_rules["first_card_wrong_seat_misdeal"]:
                 return self._misdeal(h, "first_card_wrong_seat", "first_card_wrong_seat_misdeal")
-            if seat not in p.dealt_in and prof.value("deal", "ineligible_seat_misdeal"):
+            if seat not in p.dealt_in and self.deal_rules["ineligible_seat_misdeal"]:
                 return self._misdeal(h, "dealt_to_ineligible_seat", "ineligible_seat_misdeal")
         elif seat not in p.dealt_in:
             raise Rejected(f"seat {seat} is not in hand {h.number}")
@@ -426,9 +431,9 @@ class TableEngine:
         if d.action_started:
             # A card after betting began: the hand had a wrong card count when the action started.
             if before_sa:
-                if held == 0 and prof.value("deal", "eligible_dealt_out_misdeal"):
+                if held == 0 and self.deal_rules["eligible_dealt_out_misdeal"]:
                     return self._misdeal(h, "eligible_seat_dealt_out", "eligible_dealt_out_misdeal")
-                if prof.value("deal", "wrong_card_count_misdeal"):
+                if self.deal_rules["wrong_card_count_misdeal"]:
                     return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
                 return []
             return self._dead(h, seat, "wrong_card_count", "wrong_card_count_after_substantial")
@@ -444,20 +449,20 @@ class TableEngine:
                         "rule": prof.rule("deal", "extra_card_to_first_player"),
                     }
                 ]
-            if d.extra >= 1 and prof.value("deal", "too_many_extra_cards_misdeal"):
+            if d.extra >= 1 and self.deal_rules["too_many_extra_cards_misdeal"]:
                 return self._misdeal(h, "too_many_extra_cards", "too_many_extra_cards_misdeal")
-            if prof.value("deal", "wrong_card_count_misdeal"):
+            if self.deal_rules["wrong_card_count_misdeal"]:
                 return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
             return []
 
-        if held >= 2 and prof.value("deal", "wrong_card_count_misdeal"):
+        if held >= 2 and self.deal_rules["wrong_card_count_misdeal"]:
             return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
-        if len(d.received.get(seat, ())) == 1 and prof.value("deal", "eligible_dealt_out_misdeal"):
+        if len(d.received.get(seat, ())) == 1 and self.deal_rules["eligible_dealt_out_misdeal"]:
             # The second round reached this seat while a seat before it never got a first card. The
             # button, last in the order, may take two consecutive cards (bluff_street:33.a.6.i).
             order = p.dealt_in
             idx = order.index(seat)
-            button_may_wait = prof.value("deal", "button_two_consecutive_cards")
+            button_may_wait = self.deal_rules["button_two_consecutive_cards"]
             for other in order if idx == 0 else order[:idx]:
                 if (
                     other != seat
@@ -475,6 +480,8 @@ class TableEngine:
             out.extend(ruling)  # the exposed card is taken back: the seat gets another after the deal
         else:
             d.cards[seat] = held + 1
+            if held == 1 and seat in p.dealt_in:
+                d.full += 1
         d.off_deck = position
         d.received.setdefault(seat, []).append(position)
         out.extend(self._check_deal_complete(h))
@@ -483,11 +490,11 @@ class TableEngine:
     def _exposed_in_deal(self, h: Hand, seat: int, card: str, position: int) -> list[dict]:
         """A card flashed by the dealer during the deal (cool_mule:5.g/h/j, bar_league:Misdeals)."""
         prof, p = self.profile, h.positions
-        if position <= prof.value("deal", "exposed_misdeal_cards"):
+        if position <= self.deal_rules["exposed_misdeal_cards"]:
             return self._misdeal(h, "first_cards_exposed", "exposed_misdeal_cards")
-        if prof.value("deal", "button_card_exposed_misdeal") and seat == p.button and seat in p.dealt_in:
+        if self.deal_rules["button_card_exposed_misdeal"] and seat == p.button and seat in p.dealt_in:
             return self._misdeal(h, "button_card_exposed", "button_card_exposed_misdeal")
-        if h.deal.exposed >= 1 and prof.value("deal", "multiple_exposed_misdeal"):
+        if h.deal.exposed >= 1 and self.deal_rules["multiple_exposed_misdeal"]:
             return self._misdeal(h, "multiple_exposed", "multiple_exposed_misdeal")
         h.deal.exposed += 1
         line = {
@@ -501,7 +508,7 @@ class TableEngine:
 
     def _check_deal_complete(self, h: Hand) -> list[dict]:
         d = h.deal
-        if d.complete or any(d.cards.get(s, 0) < 2 for s in h.positions.dealt_in):
+        if d.complete or d.full < len(h.positions.dealt_in):
             return []
         d.complete = True
         return self._absent_hands(h)
@@ -509,7 +516,7 @@ class TableEngine:
     def _absent_hands(self, h: Hand) -> list[dict]:
         """An absent player is dealt in; the hand is dead once the last card is dealt (cool_mule:5.n)."""
         d = h.deal
-        if d.absent_done or not self.profile.value("deal", "absent_hand_dead"):
+        if d.absent_done or not self.deal_rules["absent_hand_dead"]:
             return []
         d.absent_done = True
         out: list[dict] = []
@@ -540,7 +547,7 @@ class TableEngine:
             raise Rejected(f"seat {seat} holds no card to expose yet")
         if by == "player":
             # A player's own exposure: Corner Pocket kills the hand, the others do not.
-            if self.profile.value("deal", "player_exposure") == "kill":
+            if self.deal_rules["player_exposure"] == "kill":
                 return self._dead(h, seat, "exposed_cards", "player_exposure")
             return []
         if d.complete or d.action_started:
@@ -548,6 +555,8 @@ class TableEngine:
         # The card most recently dealt to the seat was flashed while the deal goes on.
         ruling = self._exposed_in_deal(h, seat, card, d.received[seat][-1])
         if ruling and ruling[0]["type"] == "replace_exposed":
+            if d.cards[seat] == 2:
+                d.full -= 1
             d.cards[seat] -= 1
         return ruling
 
@@ -555,7 +564,7 @@ class TableEngine:
         h = self._current("boxed")
         d, prof = h.deal, self.profile
         if not d.substantial:
-            if d.boxed >= 1 and prof.value("deal", "multiple_boxed_misdeal"):
+            if d.boxed >= 1 and self.deal_rules["multiple_boxed_misdeal"]:
                 return self._misdeal(h, "multiple_boxed", "multiple_boxed_misdeal")
             d.boxed += 1
             setting = "boxed_before_substantial"
@@ -565,7 +574,7 @@ class TableEngine:
             {
                 "type": "boxed_card",
                 "card": ev["card"],
-                "procedure": prof.value("deal", setting),
+                "procedure": self.deal_rules[setting],
                 "rule": prof.rule("deal", setting),
             }
         ]
@@ -590,7 +599,7 @@ class TableEngine:
             }
             self.alerts.append(line)
             return [line]
-        if not h.deal.substantial and self.profile.value("deal", "button_misplaced_misdeal"):
+        if not h.deal.substantial and self.deal_rules["button_misplaced_misdeal"]:
             return self._misdeal(h, "button_misplaced", "button_misplaced_misdeal")
         return []
 
@@ -618,7 +627,7 @@ class TableEngine:
         d = h.deal
         if d.substantial:
             return []
-        definition = self.profile.value("deal", "substantial_action")
+        definition = self.deal_rules["substantial_action"]
         d.acted_seats.add(seat)
         if in_turn:
             d.in_turn_actions += 1
