@@ -71,6 +71,19 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
         return f"Pot {line['pot']} ({line['amount']}){hand}: {shares}.{rule}"
     if kind == "eliminated":
         return f"Seat {line['seat']} is eliminated in place {line['place']}.{rule}"
+    if kind == "uncalled_returned":
+        return f"Uncalled {line['amount']} goes back to seat {line['seat']}.{rule}"
+    if kind == "action_limited":
+        return f"Seat {line['seat']} may only {' or '.join(line.get('options', []))} ({line.get('reason', '')}).{rule}"
+    if kind == "burn_missing":
+        return f"No burn card before the {line['street']}: the card stands.{rule}"
+    if kind == "pot_unresolved":
+        return f"Pot {line['pot']} ({line['amount']}) not awarded: {line.get('reason', '')} (seats {_seats(line.get('eligible', []))}).{rule}"
+    if kind == "penalty":
+        length = f"{line['hands']} hands" if line.get("hands") else f"{line.get('minutes', '?')} minutes"
+        return f"Penalty for seat {line['seat']}: {length} away from the table, still dealt in ({line.get('reason', '')}).{rule}"
+    if kind == "clock":
+        return f"Clock on seat {line['seat']}: {line.get('seconds', 60)} seconds to act."
     if kind == "error":
         return f"(line {line['line']} refused: {line['message']})"
     return " ".join(f"{k}={v}" for k, v in line.items())
