@@ -147,7 +147,9 @@ def read_tap(clf: Any, uid: bytes | None = None) -> tuple[Any, Tap] | None:
     if uid is None:
         log.warning("event=tag_unreadable error=%s", error)
         return None
-    return None, Tap(uid, b"", "", f"card could not be read: {error}", time.perf_counter())
+    return None, Tap(
+        uid, b"", "", f"card could not be read: {error or 'it left the field'}", time.perf_counter()
+    )
 
 
 def _poll_pause(clf: Any) -> float:
