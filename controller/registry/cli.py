@@ -121,6 +121,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     st.add_argument("--reason")
     st.set_defaults(handler=cmd_status)
 
+    pid = sub.add_parser("photo-id", parents=[_common()], help="record that a member's photo ID was checked")
+    pid.add_argument("player")
+    pid.set_defaults(handler=cmd_photo_id)
+
     pen = sub.add_parser("penalty", parents=[_common()], help="record a penalty in the member's history")
     pen.add_argument("player")
     pen.add_argument("kind", help="warning, missed_hand, one_round, disqualified, ...")
@@ -316,6 +320,15 @@ def cmd_status(args: argparse.Namespace) -> int:
     def body(registry: Any) -> int:
         m = registry.set_status(args.player, args.status, args.reason)
         print(f"{m.player_id} ({m.display_name}) is now {m.status}")
+        return OK
+
+    return _run(args, body)
+
+
+def cmd_photo_id(args: argparse.Namespace) -> int:
+    def body(registry: Any) -> int:
+        registry.set_photo_id_checked(args.player, True)
+        print(f"{args.player}: photo ID checked")
         return OK
 
     return _run(args, body)

@@ -267,3 +267,7 @@ def test_check_says_why_not_eligible(desk, capsys):
     spool_tap(desk / "desk", issued, dwell=1.0)
     code, out, _ = run(capsys, "register", "check", "--wait", "5")
     assert code == 1 and "Noid (P0001)" in out and "NOT ELIGIBLE to play: photo_id_not_checked" in out
+    assert run(capsys, "register", "photo-id", "P0001")[0] == 0
+    spool_tap(desk / "desk", issued, dwell=1.0)
+    code, out, _ = run(capsys, "register", "check", "--wait", "5")
+    assert code == 0 and "eligible to play" in out
