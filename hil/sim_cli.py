@@ -121,6 +121,8 @@ def run_cli(names: list[str], args: argparse.Namespace, demo: bool = False) -> i
                   file=sys.stderr)
             return 2
         print_result(console, result, demo=demo)
+        if result.error == INTERRUPTED:
+            return 130
         failed += not result.passed
     if len(scenarios) > 1:
         console.print(f"{len(scenarios) - failed} passed, {failed} failed")
@@ -129,7 +131,7 @@ def run_cli(names: list[str], args: argparse.Namespace, demo: bool = False) -> i
 
 async def run_one(scenario: Any, settings: Any, artifacts: Path | None, console: Any, live: bool) -> Any:
     from hil.scenario import ScenarioResult
-    from hil.sim import SimTable, run_scenario
+    from hil.sim import SimTable
 
     t0 = time.monotonic()
     sim = SimTable(scenario, settings, artifacts)
@@ -158,16 +160,50 @@ async def run_one(scenario: Any, settings: Any, artifacts: Path | None, console:
 
                 task = asyncio.create_task(refresh())
                 try:
-                    result: ScenarioResult = await run_scenario(sim, scenario)
+                    result: ScenarioResult = await _interruptible(sim, scenario, None)
                 finally:
                     task.cancel()
                 view.update(_view(sim))
         else:
-            result = await run_scenario(sim, scenario, plain_progress)
+            result = await _interruptible(sim, scenario, plain_progress)
         result.seconds = time.monotonic() - t0
         await sim.captured()
         sim.write_artifacts(result)
     return result
+
+
+INTERRUPTED = "interrupted (Ctrl-C): the steps after the last one shown were not run"
+
+
+async def _interruptible(sim: Any, scenario: Any, progress: Any) -> Any:
+    """Ctrl-C (or SIGTERM) stops the scenario cleanly: the table shuts down and the artifacts so far are
+    written, instead of an interrupt landing in a worker thread."""
+    import signal
+
+    from hil.scenario import ScenarioResult
+    from hil.sim import run_scenario
+
+    loop = asyncio.get_running_loop()
+    runner = asyncio.create_task(run_scenario(sim, scenario, progress))
+    interrupted = False
+
+    def interrupt() -> None:
+        nonlocal interrupted
+        interrupted = True
+        runner.cancel()
+
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for sig in signals:
+        loop.add_signal_handler(sig, interrupt)
+    try:
+        return await runner
+    except asyncio.CancelledError:
+        if not interrupted:
+            raise
+        return ScenarioResult(scenario, sim.progress.steps, artifacts=str(sim.artifacts), error=INTERRUPTED)
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
 
 
 def _step_line(r: Any) -> str:

@@ -38,3 +38,30 @@ def test_demo_without_card_images_says_where_they_were_looked_for(tmp_path):
     assert "card images for the simulated camera are missing" in proc.stderr
     assert "no-decks" in proc.stderr and "SMART_TABLE_DECKS" in proc.stderr
     assert not (tmp_path / "sim-artifacts").exists()
+
+
+@pytest.mark.timeout(120)
+def test_ctrl_c_stops_cleanly_keeps_the_artifacts_and_leaves_no_broker_behind(tmp_path):
+    import signal
+    import socket
+    import time
+
+    art = tmp_path / "art"
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "sim", "cool_mule_misdeals", "--no-live",
+                             "--no-captures", "--artifacts", str(art)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (art / "events.db").exists():
+        time.sleep(0.1)
+    time.sleep(3)  # a few steps in
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out[-2000:] + err[-2000:]
+    assert "interrupted (Ctrl-C)" in out
+    summary = json.loads((art / "summary.json").read_text())
+    assert summary["passed"] is False and summary["error"].startswith("interrupted")
+    assert (art / "report.html").is_file()
+    if summary["broker"].startswith("mosquitto"):
+        port = int(summary["broker"].rsplit(":", 1)[1])
+        with socket.socket() as s:
+            assert s.connect_ex(("127.0.0.1", port)) != 0  # the private broker is gone
