@@ -28,6 +28,7 @@ import numpy as np
 from vision.read import BuiltinReader, DeckModel, ReadResult, load_model
 
 DEBUG = False
+SUPPORT_WEIGHT = 0.3
 _LOG_SCALE = 45.0
 _LOG_LUT = np.round(_LOG_SCALE * np.log(np.arange(256) + 12.0)).astype(np.uint8)
 _LOG_BRIGHT = round(_LOG_SCALE * np.log(1.3))  # brighter than the felt by 30 %: an object
@@ -498,8 +499,6 @@ def _split_blob(
         m = np.zeros_like(blob)
         cv2.fillConvexPoly(m, np.round(q - off).astype(np.int32), 1)
         bits.append(int.from_bytes(np.packbits(m.ravel()).tobytes(), "big"))
-    inner = cv2.erode(blob, np.ones((5, 5), np.uint8))
-    crisp = [_inner_edge_score(q, edges, inner, off) for q in cands]
     # a true card puts its corners on corners of the outline; a wrong reading of a pair does not
     vx = np.array(convex_pts).reshape(-1, 2)
     cornered = [
@@ -507,7 +506,7 @@ def _split_blob(
         for q in cands
     ]
     kmax = min(len(cands), 5, max(1, int(blob_area / (0.55 * card_area)) + 1))
-    best_score, best = -1.0, ()
+    scored_combos = []
     for k in range(1, kmax + 1):
         for combo in itertools.combinations(range(len(cands)), k):
             u = 0
@@ -515,15 +514,20 @@ def _split_blob(
                 u |= bits[i]
             inter = (u & blob_bits).bit_count()
             # explain the blob without spilling out of it; chips touching the cards stay unexplained
-            iou = (inter - 3 * (u.bit_count() - inter)) / max(blob_area, 1)
-            score = iou - 0.05 * k + 0.015 * sum(cornered[i] for i in combo) / k
-            if k > 1:  # the card on top shows its outline across the others
-                score += 0.3 * max(crisp[i] for i in combo)
-            if DEBUG:
-                print("combo", combo, round(iou, 3), round(score, 3))
-            if score > best_score:
-                best_score, best = score, combo
-    if best_score < 0.25:
+            fit = (inter - 3 * (u.bit_count() - inter)) / max(blob_area, 1)
+            scored_combos.append((fit - 0.05 * k + 0.015 * sum(cornered[i] for i in combo) / k, combo))
+    scored_combos.sort(key=lambda e: -e[0])
+    # the few best readings are judged by the picture: every visible side of every card must be an edge
+    sides = [_side_samples(q, edges) for q in cands]
+    best_score, best = -1.0, ()
+    for base, combo in scored_combos[:8]:
+        support = _combo_support([cands[i] for i in combo], [sides[i] for i in combo])
+        score = base + SUPPORT_WEIGHT * support
+        if DEBUG:
+            print("combo", combo, round(base, 3), round(support, 3), round(score, 3))
+        if score > best_score:
+            best_score, best = score, combo
+    if best_score < 0.25 + SUPPORT_WEIGHT * 0.3:
         return []
     chosen = [_clockwise(cands[i]) for i in best]
     if len(chosen) > 1:
@@ -590,6 +594,60 @@ def _refine(rects: list[np.ndarray], blob: np.ndarray, blob_bits: int, off: np.n
             break
     # a card's width axis is the short side
     return [_clockwise(_rect_from_pose(p[0], p[1], cw, ch)) for p in poses]
+
+
+def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray]:
+    """Points along a rectangle's sides and whether the picture has an edge there, across the side."""
+    gx, gy = grads
+    h, w = gx.shape
+    pts, flags = [], []
+    for k in range(4):
+        a, b = q[k], q[(k + 1) % 4]
+        t = _unit(b - a)
+        nrm = np.array([-t[1], t[0]])
+        n = max(int(np.linalg.norm(b - a) / 1.5), 4)
+        p = a + (b - a) * np.linspace(0.08, 0.92, n)[:, None]
+        best_n = np.zeros(n)
+        best_t = np.zeros(n)
+        for off in (-1.0, 0.0, 1.0):  # the side is known to about a pixel
+            pp = p + off * nrm
+            x = np.clip(np.round(pp[:, 0]).astype(int), 0, w - 1)
+            y = np.clip(np.round(pp[:, 1]).astype(int), 0, h - 1)
+            gn = np.abs(gx[y, x] * nrm[0] + gy[y, x] * nrm[1])
+            take = gn > best_n
+            best_n = np.where(take, gn, best_n)
+            best_t = np.where(take, np.abs(gx[y, x] * t[0] + gy[y, x] * t[1]), best_t)
+        pts.append(p)
+        flags.append((best_n > 60) & (best_n > 1.5 * best_t))
+    return np.concatenate(pts), np.concatenate(flags)
+
+
+def _inside_rect(q: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
+    c = q.mean(axis=0)
+    inside = np.ones(len(pts), bool)
+    for k in range(4):
+        p0, p1 = q[k], q[(k + 1) % 4]
+        nrm = _unit(np.array([p1[1] - p0[1], p0[0] - p1[0]]))
+        if np.dot(c - p0, nrm) < 0:
+            nrm = -nrm
+        inside &= (pts - p0) @ nrm > margin
+    return inside
+
+
+def _combo_support(rects: list[np.ndarray], sides: list) -> float:
+    """Best over stacking orders: share of the visible card sides that lie on edges of the picture."""
+    best = 0.0
+    for order in itertools.permutations(range(len(rects))) if len(rects) <= 3 else [tuple(range(len(rects)))]:
+        seen = hit = 0
+        for z, i in enumerate(order):  # order[0] is on top
+            pts, flags = sides[i]
+            visible = np.ones(len(pts), bool)
+            for j in order[:z]:
+                visible &= ~_inside_rect(rects[j], pts, 1.5)
+            seen += int(visible.sum())
+            hit += int((flags & visible).sum())
+        best = max(best, hit / max(seen, 1))
+    return best
 
 
 def _inner_edge_score(q: np.ndarray, grads, inner: np.ndarray, off: np.ndarray) -> float:

@@ -29,6 +29,7 @@ SUITS = "cdhs"
 ALL_CODES = tuple(r + s for r in RANKS for s in SUITS)
 MODEL_VERSION = 1
 T_W, T_H = 30, 42  # whole-card template size
+F_W, F_H = 50, 70  # finer whole-card template, to tell look-alikes apart (3c/3s)
 IDX_BOX = (0, 0, 26, 46)  # x0, y0, x1, y1 of the corner index in the canonical card
 
 
@@ -92,9 +93,16 @@ class DeckModel:
     """Templates of one deck: whole card (small) and corner index (sharper), plus the back if given."""
 
     def __init__(
-        self, codes: list[str], full: np.ndarray, index: np.ndarray, back: np.ndarray | None, name: str = ""
+        self,
+        codes: list[str],
+        full: np.ndarray,
+        index: np.ndarray,
+        back: np.ndarray | None,
+        name: str = "",
+        fine: np.ndarray | None = None,
     ):
         self.codes = codes
+        self.fine = None if fine is None else fine.astype(np.float32)  # (52, F_H, F_W, 3)
         self.full = full.astype(np.float32)  # (52, T_H, T_W, 3)
         self.index = index.astype(np.float32)  # (52, ih, iw, 3)
         self.back = None if back is None else back.astype(np.float32)
@@ -102,6 +110,12 @@ class DeckModel:
         f = self.full.reshape(len(codes), -1)
         f = f - f.mean(axis=1, keepdims=True)
         self._full_n = f / (np.linalg.norm(f, axis=1, keepdims=True) + 1e-6)
+
+    @staticmethod
+    def fine_features(canon: np.ndarray) -> np.ndarray:
+        return cv2.GaussianBlur(
+            cv2.resize(_normalise(canon), (F_W, F_H), interpolation=cv2.INTER_AREA), (3, 3), 0
+        )
 
     @staticmethod
     def features(canon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -156,6 +170,20 @@ class DeckModel:
                 s = s_full
             scores = np.maximum(scores, s)
         order = np.argsort(-scores)
+        if self.fine is not None and visible.mean() > 250 and scores[order[0]] - scores[order[2]] < 0.1:
+            # close call between look-alikes: compare the whole card finely, allowing a small shift
+            fine = {}
+            for rot in (False, True):
+                img = np.ascontiguousarray(canon[::-1, ::-1] if rot else canon)
+                obs = cv2.copyMakeBorder(self.fine_features(img), 3, 3, 3, 3, cv2.BORDER_REPLICATE)
+                for k in order[:3]:
+                    t = np.ascontiguousarray(self.fine[k][2:-2, 2:-2])
+                    v = float(cv2.matchTemplate(obs, t, cv2.TM_CCOEFF_NORMED).max())
+                    fine[int(k)] = max(fine.get(int(k), -1.0), v)
+            ranked = sorted(fine, key=lambda k: -fine[k])
+            best, second = ranked[0], ranked[1]
+            margin = fine[best] - fine[second]
+            return float(scores[best]), float(scores[best]) - margin, self.codes[best]
         return float(scores[order[0]]), float(scores[order[1]]), self.codes[int(order[0])]
 
     # -- files ---------------------------------------------------------------------------------
@@ -169,6 +197,7 @@ class DeckModel:
                 codes=np.array(self.codes),
                 full=self.full.astype(np.float16),
                 index=self.index.astype(np.float16),
+                fine=self.fine.astype(np.float16) if self.fine is not None else np.zeros((0,), np.float16),
                 back=self.back.astype(np.float16) if self.back is not None else np.zeros((0,), np.float16),
             )
 
@@ -185,6 +214,7 @@ def load_model(path: str | Path) -> DeckModel:
                 raise DeckModelError(f"{p}: deck model version {int(z['version'])}, expected {MODEL_VERSION}")
             codes = [str(c) for c in z["codes"]]
             full, index, back = z["full"], z["index"], z["back"]
+            fine = z["fine"] if "fine" in z else np.zeros((0,))
             name = str(z["name"])
     except DeckModelError:
         raise
@@ -194,7 +224,9 @@ def load_model(path: str | Path) -> DeckModel:
         raise DeckModelError(f"{p}: unreadable deck model ({exc.__class__.__name__}: {exc})") from exc
     if sorted(codes) != sorted(ALL_CODES) or full.shape != (52, T_H, T_W, 3):
         raise DeckModelError(f"{p}: deck model is incomplete or damaged")
-    return DeckModel(codes, full, index, back if back.size else None, name)
+    if fine.size and fine.shape != (52, F_H, F_W, 3):
+        raise DeckModelError(f"{p}: deck model is damaged (fine templates)")
+    return DeckModel(codes, full, index, back if back.size else None, name, fine if fine.size else None)
 
 
 def card_from_image(img: np.ndarray) -> np.ndarray:
@@ -290,7 +322,8 @@ def enroll_deck(deck_dir: str | Path) -> tuple[DeckModel, list[str]]:
         raise DeckModelError(f"{d}: " + "; ".join(problems))
     full, index = zip(*(DeckModel.features(canons[c]) for c in ALL_CODES), strict=True)
     back = DeckModel.features(canons["back"])[0] if "back" in canons else None
-    return DeckModel(list(ALL_CODES), np.stack(full), np.stack(index), back, d.name), warnings
+    fine = np.stack([DeckModel.fine_features(canons[c]) for c in ALL_CODES])
+    return DeckModel(list(ALL_CODES), np.stack(full), np.stack(index), back, d.name, fine), warnings
 
 
 # -- built-in reader --------------------------------------------------------------------------
