@@ -256,6 +256,7 @@ class Detector:
         out = []
         new_memo = []
         full_polys = [r.corners / scale for r in rects]
+        gray_full = None
         for i, r in enumerate(rects):
             corners = _canonical_order(full_polys[i])
             covering = [
@@ -268,11 +269,15 @@ class Detector:
             ]
             sig = _signature(frame, corners) if self.track else None
             hit = self._recall(corners, sig) if self.track else None
+            key = corners
             if hit is not None:
-                face, code, conf = hit
+                face, code, conf, corners = hit
             else:
+                if gray_full is None:
+                    gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+                corners = _refine_corners(gray_full, corners, touching, 2.0 / scale + 1.0)
                 face, code, conf = self._read(frame, corners, covering, touching)
-            new_memo.append((corners, face, code, conf, sig))
+            new_memo.append((key, face, code, conf, sig, corners))
             out.append(
                 CardObs(
                     face,
@@ -290,13 +295,13 @@ class Detector:
     def _recall(self, corners: np.ndarray, sig: np.ndarray):
         """The earlier read of a card that has not moved and still looks the same (not turned over)."""
         tol = max(2.0, 0.04 * np.linalg.norm(corners[1] - corners[0]))
-        for c, face, code, conf, old_sig in self._memo:
+        for c, face, code, conf, old_sig, refined in self._memo:
             if np.abs(old_sig - sig).mean() > 25:
                 continue
             d = np.abs(c - corners).max()
             d_rot = np.abs(np.roll(c, 2, axis=0) - corners).max()
             if min(d, d_rot) < tol:
-                return face, code, conf
+                return face, code, conf, refined
         return None
 
     def _read(self, frame: np.ndarray, corners: np.ndarray, covering: list[np.ndarray], touching=()):
@@ -356,6 +361,67 @@ class Detector:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+def _refine_corners(
+    gray: np.ndarray, corners: np.ndarray, others: list[np.ndarray], reach: float
+) -> np.ndarray:
+    """Corners to a fraction of a pixel: each side where it borders the felt is found in the
+    full-resolution picture (strongest step across it), a line is fitted, lines are intersected."""
+    c = corners.mean(axis=0)
+    lines = []
+    offs = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
+    for k in range(4):
+        a, b = corners[k], corners[(k + 1) % 4]
+        t = _unit(b - a)
+        n = np.array([t[1], -t[0]])
+        if np.dot(a - c, n) < 0:
+            n = -n  # outward
+        ts = np.linspace(0.12, 0.88, 14)
+        base = a + (b - a) * ts[:, None]
+        if others:
+            outside = base + n * (reach + 2)
+            free = np.ones(len(base), bool)
+            for q in others:
+                free &= ~_inside_rect(q, outside, -1.0) & ~_inside_rect(q, base - n * 2, -1.0)
+            base = base[free]
+        if len(base) < 5:
+            lines.append(None)
+            continue
+        pts = base[:, None, :] + offs[None, :, None] * n[None, None, :]
+        prof = cv2.remap(
+            gray,
+            pts[:, :, 0].astype(np.float32),
+            pts[:, :, 1].astype(np.float32),
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        ).astype(np.float32)
+        d = np.abs(np.diff(prof, axis=1))
+        # the outermost strong step: printed frame lines just inside a card's edge must not win
+        peak = d.max(axis=1, keepdims=True)
+        j = d.shape[1] - 1 - np.argmax((d >= 0.6 * peak)[:, ::-1], axis=1)
+        strong = peak[:, 0] > 6
+        if strong.sum() < 5:
+            lines.append(None)
+            continue
+        pos = (offs[j] + offs[j + 1]) / 2
+        edge = base[strong] + pos[strong][:, None] * n
+        vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = corners.copy()
+    for k in range(4):
+        l1, l2 = lines[(k - 1) % 4], lines[k]  # the sides meeting at corner k
+        if l1 is None or l2 is None:
+            continue
+        (p1, d1), (p2, d2) = l1, l2
+        den = d1[0] * d2[1] - d1[1] * d2[0]
+        if abs(den) < 1e-3:
+            continue
+        s = ((p2[0] - p1[0]) * d2[1] - (p2[1] - p1[1]) * d2[0]) / den
+        p = p1 + s * d1
+        if np.linalg.norm(p - corners[k]) <= reach + 1.5:
+            out[k] = p
+    return out
+
+
 def _signature(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """A few averaged colours across a card: changes when the card is turned over or swapped."""
     c = corners.mean(axis=0)
