@@ -88,12 +88,20 @@ def _chips(ev: dict) -> list[int] | None:
 def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
     """Rule on one action. Raises Rejected for an action that cannot be taken (more than the stack)."""
     entered = ev.get("action")
+    chips_field, declared, to_field = ev.get("chips"), ev.get("declared"), ev.get("to")
+    if chips_field is None and declared is None and to_field is None:
+        # The common case, a bare word with no amount, chips or declaration: exactly what the general
+        # path below rules for it, without its parsing.
+        if entered == "fold":
+            return Ruling("fold", f.committed)
+        if entered == "check" and f.current <= f.committed:
+            return Ruling("check", f.committed)
+        if entered == "call":
+            return _call(f, "call", None)
     if entered not in WORDS:
         raise Rejected(f"field 'action': {entered!r} is not one of {', '.join(WORDS)}")
-    chips = None if ev.get("chips") is None else _chips(ev)
-    declared = ev.get("declared")
+    chips = None if chips_field is None else _chips(ev)
     word, said = (None, None) if declared is None else parse_declared(declared)
-    to_field = ev.get("to")
     if to_field is not None and (isinstance(to_field, bool) or not isinstance(to_field, int) or to_field < 0):
         raise Rejected(f"field 'to' must be a non-negative integer, got {to_field!r}")
     # Verbal declarations take precedence over chips and over what was keyed in (cool_mule:7.c).

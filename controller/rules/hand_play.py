@@ -48,17 +48,21 @@ class HandPlay:
     def __init__(self, profile: Profile, setup: HandSetup):
         self.profile = profile
         self.setup = setup
+        # Settings read while the hand is played, looked up once here rather than on every action.
         self._reopen = profile.value("betting", "reopen")
         self._min_raise_rule = profile.value("betting", "min_raise")
+        self._out_of_turn_mode = profile.value("betting", "out_of_turn")
         self.n = setup.seats
         self.button = setup.button
         self.order: list[int] = clockwise_from_button(setup.dealt_in, setup.button, setup.seats)
         self._index = {s: i for i, s in enumerate(self.order)}
         self.stacks: dict[int, int | None] = {s: setup.stacks.get(s) for s in self.order}
-        self.total: dict[int, int] = {s: 0 for s in self.order}  # chips put in this hand, antes included
-        self.antes: dict[int, int] = {s: 0 for s in self.order}  # of which antes: dead money, never "uncalled"
-        self.round_in: dict[int, int] = {s: 0 for s in self.order}  # chips put in this betting round
+        self.total: dict[int, int] = dict.fromkeys(self.order, 0)  # chips put in this hand, antes included
+        self.antes: dict[int, int] = dict.fromkeys(self.order, 0)  # of which antes: dead money, never "uncalled"
+        self.round_in: dict[int, int] = dict.fromkeys(self.order, 0)  # chips put in this betting round
         self.folded: set[int] = set()
+        # The seats not folded, clockwise: read on most lines, so kept here and rebuilt by `_fold`.
+        self._live: list[int] = list(self.order)
         self.all_in: set[int] = set()
         self.acted: list[tuple[int, str, int]] = []
         self.street = "preflop"
@@ -84,7 +88,8 @@ class HandPlay:
 
     @property
     def live(self) -> list[int]:
-        return [s for s in self.order if s not in self.folded]
+        """The seats still holding a hand, clockwise from the button's left (a fresh list)."""
+        return list(self._live)
 
     def can_act(self, seat: int) -> bool:
         return seat not in self.folded and seat not in self.all_in
@@ -92,9 +97,9 @@ class HandPlay:
     def pots(self) -> list[Pot]:
         # Antes are dead money in the main pot; the layers of the side pots are the bets.
         if not self.setup.ante:
-            return build_pots(self.total, self.live, self.dead)
+            return build_pots(self.total, self._live, self.dead)
         bets = {s: chips - self.antes[s] for s, chips in self.total.items()}
-        return build_pots(bets, self.live, self.dead + sum(self.antes.values()))
+        return build_pots(bets, self._live, self.dead + sum(self.antes.values()))
 
     def chips_in_play(self) -> int:
         """Chips in stacks of this hand's seats plus chips in the middle (conservation checks)."""
@@ -104,6 +109,10 @@ class HandPlay:
 
     def _rule(self, section: str, key: str) -> str:
         return self.profile.rule(section, key)
+
+    def _fold(self, seat: int) -> None:
+        self.folded.add(seat)
+        self._live = [s for s in self.order if s not in self.folded]
 
     def _put(self, seat: int, chips: int, *, bet: bool) -> int:
         """Move up to `chips` from the seat's stack into the middle; returns what actually moved."""
@@ -234,8 +243,8 @@ class HandPlay:
     def action(self, ev: dict, line: int) -> list[dict]:
         if self.to_act is None and ev.get("action") in ("check", "call") and not self.finished:
             seat = ev.get("seat")
-            if seat in self.stacks and self.can_act(seat) and len(self.live) >= 2 and all(
-                self.round_in[seat] >= self.round_in[s] for s in self.live
+            if seat in self.stacks and self.can_act(seat) and len(self._live) >= 2 and all(
+                self.round_in[seat] >= self.round_in[s] for s in self._live
             ):
                 return []  # a check when the betting is closed changes nothing
         seat = self._check_actor(ev.get("seat"))
@@ -279,7 +288,7 @@ class HandPlay:
     def _apply(self, seat: int, ruling: Ruling) -> None:
         chips = 0
         if ruling.kind == "fold":
-            self.folded.add(seat)
+            self._fold(seat)
         else:
             chips = self._put(seat, ruling.to - self.round_in[seat], bet=True)
         self.acted.append((seat, ruling.kind, chips))
@@ -317,7 +326,7 @@ class HandPlay:
             if self.current != level:
                 # The action changed (a bet or raise came in between): not binding. Cool Mule lets the
                 # player only call or fold (7.f); the others give back every option.
-                if self.profile.value("betting", "out_of_turn") == "first_offence_free":
+                if self._out_of_turn_mode == "first_offence_free":
                     self.restricted[nxt] = "out_of_turn"
                 return out
             try:
@@ -346,14 +355,14 @@ class HandPlay:
         if seat in self.pending:
             raise Rejected(f"seat {seat} already has an out-of-turn action waiting for its turn")
         ruling = interpret(ev, self._facing(seat), self.profile)  # rejects what could never be done
-        mode = self.profile.value("betting", "out_of_turn")
+        mode = self._out_of_turn_mode
         out: list[dict] = [
             {"type": "out_of_turn", "seat": seat, "expected": self.to_act, "rule": self._rule("betting", "out_of_turn")}
         ]
         if ruling.kind == "fold":
             out[0]["binding"] = True
             out[0]["rule"] = self._rule("betting", "out_of_turn_fold")
-            self.folded.add(seat)
+            self._fold(seat)
             self.offences.add(seat)
             return out + self._recheck()
         if mode == "first_offence_free" and seat not in self.offences and ruling.kind != "check":
@@ -391,10 +400,10 @@ class HandPlay:
         if self.finished or seat not in self.stacks or seat in self.folded:
             return []
         if seat == self.to_act:
-            self.folded.add(seat)
+            self._fold(seat)
             self.acted_level[seat] = self.current
             return self._advance(seat)
-        self.folded.add(seat)
+        self._fold(seat)
         self.pending.pop(seat, None)
         if self.round_running:
             return self._recheck()
@@ -436,7 +445,7 @@ class HandPlay:
         out = self._return_uncalled()
         if ran or out:
             out.append(self._pots_line())
-        if len(self.live) < 2:
+        if len(self._live) < 2:
             return out
         if self.street == "river":
             self.street = "showdown"
@@ -448,7 +457,7 @@ class HandPlay:
         first = first_to_show(
             self.profile.value("showdown", "order"),
             self.profile.value("showdown", "order_no_bet"),
-            self.live,
+            self._live,
             self.button,
             self.setup.sb_seat,
             self.n,
@@ -481,8 +490,8 @@ class HandPlay:
         if not isinstance(cards, list) or not cards:
             raise Rejected("field 'cards' must be a non-empty list of card codes")
         check_cards(cards, len(cards), "field 'cards'", self._taken())
-        if len(self.live) < 2:
-            raise Rejected(f"no board is dealt: only seat {self.live[0]} holds a hand")
+        if len(self._live) < 2:
+            raise Rejected(f"no board is dealt: only seat {self._live[0]} holds a hand")
         if self.street in ("river", "showdown"):
             raise Rejected("all five board cards are already out")
         target = _NEXT[self.street]
@@ -573,7 +582,7 @@ class HandPlay:
             raise Rejected(f"seat {seat} has already folded or mucked")
         if seat in self.shown:
             raise Rejected(f"seat {seat} has tabled its hand; a tabled hand is read, not mucked")
-        self.folded.add(seat)
+        self._fold(seat)
         self.history.append(("muck", seat))
         return []
 

@@ -39,7 +39,7 @@ class PhhHand:
     number: int | None = None
 
 
-def _whole(value: Any, where: str) -> int | None:
+def _whole(value: Any, where: object) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise PhhError(f"{where}: expected a number, got {value!r}")
     if isinstance(value, float):
@@ -242,54 +242,57 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
         street_in[i] = post
     current = max(bb, max(street_in))
     dealt: dict[int, str] = {}
+    append = lines.append
     for k, text in enumerate(hand.actions):
         words = (text.split("#", 1)[0] if "#" in text else text).split()
-        where = _Where(hand.path, k, text)
         if not words:
             continue
-        if words[0] == "d":
-            if len(words) >= 3 and words[1] == "db":
-                lines += [{"type": "burn"}, {"type": "board", "cards": _split_cards(words[2], where)}]
-                street_in = [0] * n
-                current = 0
-            elif len(words) >= 4 and words[1] == "dh":
+        actor = words[0]
+        verb = words[1] if len(words) > 1 else ""
+        if actor == "d":
+            if verb == "dh" and len(words) >= 4:
                 # Hole cards go face down (the deal lines above); remembered for a later "sm -".
                 if words[2][1:].isdigit():
                     dealt[int(words[2][1:]) - 1] = dealt.get(int(words[2][1:]) - 1, "") + words[3]
+            elif verb == "db" and len(words) >= 3:
+                cards = _split_cards(words[2], _Where(hand.path, k, text))
+                lines += [{"type": "burn"}, {"type": "board", "cards": cards}]
+                street_in = [0] * n
+                current = 0
             else:
-                raise PhhError(f"{where}: unknown dealer action")
+                raise PhhError(f"{_Where(hand.path, k, text)}: unknown dealer action")
             continue
-        if not (words[0].startswith("p") and words[0][1:].isdigit()):
-            raise PhhError(f"{where}: unknown actor {words[0]!r}")
-        p = int(words[0][1:]) - 1
+        if not (actor[:1] == "p" and actor[1:].isdigit()):
+            raise PhhError(f"{_Where(hand.path, k, text)}: unknown actor {actor!r}")
+        p = int(actor[1:]) - 1
         if not 0 <= p < n:
-            raise PhhError(f"{where}: there is no player {words[0]}")
+            raise PhhError(f"{_Where(hand.path, k, text)}: there is no player {actor}")
         seat = p + 1
-        verb = words[1] if len(words) > 1 else ""
         if verb == "f":
-            lines.append({"type": "action", "seat": seat, "action": "fold"})
+            append({"type": "action", "seat": seat, "action": "fold"})
         elif verb == "cc":
             if current > street_in[p]:
                 pay = min(current - street_in[p], stacks[p])
                 stacks[p] -= pay
                 street_in[p] += pay
-                lines.append({"type": "action", "seat": seat, "action": "call"})
+                append({"type": "action", "seat": seat, "action": "call"})
             else:
-                lines.append({"type": "action", "seat": seat, "action": "check"})
+                append({"type": "action", "seat": seat, "action": "check"})
         elif verb == "cbr":
+            where = _Where(hand.path, k, text)
             if len(words) < 3:
                 raise PhhError(f"{where}: 'cbr' needs an amount")
             try:
-                to = _whole(float(words[2]) if "." in words[2] else int(words[2]), f"{where}")
+                to = _whole(float(words[2]) if "." in words[2] else int(words[2]), where)
             except ValueError:
                 raise PhhError(f"{where}: amount {words[2]!r} is not a number") from None
             if to is None:
                 raise PhhError(f"{where}: amount must be finite")
             pay = to - street_in[p]
             if pay > stacks[p]:
-                raise PhhError(f"{where}: {words[0]} bets {to} with only {stacks[p] + street_in[p]}")
+                raise PhhError(f"{where}: {actor} bets {to} with only {stacks[p] + street_in[p]}")
             kind = "allin" if pay == stacks[p] else ("bet" if current == 0 else "raise")
-            lines.append({"type": "action", "seat": seat, "action": kind, "to": to})
+            append({"type": "action", "seat": seat, "action": kind, "to": to})
             stacks[p] -= pay
             street_in[p] = to
             current = max(current, to)
@@ -298,12 +301,12 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
             if cards == "-":
                 cards = dealt.get(p, "?")
             if not cards:
-                lines.append({"type": "muck", "seat": seat})
+                append({"type": "muck", "seat": seat})
             elif "?" not in cards:
-                lines.append({"type": "show", "seat": seat, "cards": _split_cards(cards, where)})
+                append({"type": "show", "seat": seat, "cards": _split_cards(cards, _Where(hand.path, k, text))})
             # Unknown cards neither shown nor mucked: the hand cannot claim a contested pot.
         else:
-            raise PhhError(f"{where}: unknown player action {verb!r}")
+            raise PhhError(f"{_Where(hand.path, k, text)}: unknown player action {verb!r}")
     lines.append({"type": "hand_end"})
     return lines
 
