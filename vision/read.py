@@ -431,38 +431,32 @@ class BuiltinReader:
 
     def identify(self, canon: np.ndarray, visible: np.ndarray) -> tuple[str | None, float]:
         ink, red = _ink(canon)
+        ink_light = ink
         full_visible = visible.mean() > 250
         # index: whichever corner is visible
         idx = None
         for rot in (False, True):
             v = visible[::-1, ::-1] if rot else visible
             if v[2:44, 2:24].mean() > 250:
-                i = ink[::-1, ::-1] if rot else ink
+                i = ink_light[::-1, ::-1] if rot else ink_light
                 r = red[::-1, ::-1] if rot else red
-                idx = _read_index(np.ascontiguousarray(i), np.ascontiguousarray(r))
+                st = ink[::-1, ::-1] if rot else ink
+                idx = _read_index(np.ascontiguousarray(i), np.ascontiguousarray(r), np.ascontiguousarray(st))
                 if idx is not None:
                     break
-        pips = _pips(ink, red) if full_visible else None
+        pips = _pips(ink, red, canon) if full_visible else None
         # colour
         is_red = None
-        if pips is not None and pips["n"] > 0:
+        if pips is not None and pips["n"] > 0 and not pips["picture"]:
             is_red = pips["red"]
         elif idx is not None:
             is_red = idx["red"]
         if is_red is None:
             return None, 0.2
-        suit_opts = "dh" if is_red else "cs"
-        suit_votes = {s: 0.0 for s in suit_opts}
-        shapes = (pips["contours"] if pips else []) + (
+        shapes = (pips["contours"] if pips and not pips["picture"] else []) + (
             [idx["suit"]] if idx and idx["suit"] is not None else []
         )
-        for c in shapes:
-            d = {s: cv2.matchShapes(c, _suit_templates()[s], cv2.CONTOURS_MATCH_I1, 0) for s in suit_opts}
-            best = min(d, key=d.get)
-            suit_votes[best] += 1
-        suit = max(suit_votes, key=suit_votes.get)
-        total = sum(suit_votes.values()) or 1
-        suit_conf = suit_votes[suit] / total
+        suit, suit_conf = _suit_from_shapes(shapes, is_red)
         # rank
         glyph_scores = idx["rank_scores"] if idx else None
         rank, rank_conf = None, 0.0
@@ -484,37 +478,59 @@ class BuiltinReader:
         return rank + suit, round(min(0.99, rank_conf * (0.5 + suit_conf / 2)), 3)
 
 
-def _ink(canon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _ink(canon: np.ndarray, level: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
     """Printed pixels (not paper) and which of them are red."""
     hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
     h, s, v = hsv[:, :, 0], hsv[:, :, 1], hsv[:, :, 2]
     p95 = float(np.percentile(v, 95))
-    ink = (v < 0.6 * p95) | (s > 90)
+    ink = (v < level * p95) | (s > 90)
     red = (s > 80) & ((h < 10) | (h > 165)) & (v > 0.3 * p95)
     return ink.astype(np.uint8), red.astype(np.uint8)
 
 
-def _read_index(ink: np.ndarray, red: np.ndarray) -> dict | None:
+def _read_index(ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = None) -> dict | None:
     x0, y0, x1, y1 = 1, 1, 26, 48
     region = ink[y0:y1, x0:x1].copy()
     n, labels, stats, _cents = cv2.connectedComponentsWithStats(region, connectivity=8)
-    comps = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 6]
+
+    def usable(k):
+        x, y, w, h, a = stats[k]
+        if a < 6 or w <= 2 or h <= 2:
+            return False
+        return not ((x == 0 or y == 0) and (h > 0.8 * region.shape[0] or w > 0.8 * region.shape[1]))
+
+    comps = [k for k in range(1, n) if usable(k)]
     if not comps:
         return None
     comps.sort(key=lambda k: stats[k, cv2.CC_STAT_TOP])
     top = stats[comps[0], cv2.CC_STAT_TOP]
     th = stats[comps[0], cv2.CC_STAT_HEIGHT]
     rank_parts = [k for k in comps if stats[k, cv2.CC_STAT_TOP] < top + th * 0.5]
-    below = [k for k in comps if k not in rank_parts and stats[k, cv2.CC_STAT_TOP] > top + th * 0.6]
+    rx0 = min(stats[k, cv2.CC_STAT_LEFT] for k in rank_parts)
+    rx1 = max(stats[k, cv2.CC_STAT_LEFT] + stats[k, cv2.CC_STAT_WIDTH] for k in rank_parts)
+    rank_area = sum(stats[k, cv2.CC_STAT_AREA] for k in rank_parts)
+    # the suit symbol: the next thing below the rank, under it, of a comparable size
+    below = [
+        k
+        for k in comps
+        if k not in rank_parts
+        and stats[k, cv2.CC_STAT_TOP] > top + th * 0.6
+        and rx0 - 0.3 * (rx1 - rx0) <= _cents[k][0] <= rx1 + 0.3 * (rx1 - rx0)
+        and 0.2 * rank_area <= stats[k, cv2.CC_STAT_AREA] <= 3.0 * rank_area
+    ]
+    below.sort(key=lambda k: stats[k, cv2.CC_STAT_TOP])
     rank_mask = np.isin(labels, rank_parts)
     rank_scores = _rank_scores(rank_mask)
     suit = None
     if below:
-        k = max(below[:2], key=lambda k: stats[k, cv2.CC_STAT_AREA])
+        k = below[0]
         cs, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         if cs and cv2.contourArea(max(cs, key=cv2.contourArea)) > 8:
             suit = max(cs, key=cv2.contourArea)
-    is_red = float(red[y0:y1, x0:x1][rank_mask].mean()) > 0.35
+    core = rank_mask if strict is None else rank_mask & (strict[y0:y1, x0:x1] > 0)
+    if not core.any():
+        core = rank_mask
+    is_red = float(red[y0:y1, x0:x1][core].mean()) > 0.35
     return {"rank_scores": rank_scores, "suit": suit, "red": is_red}
 
 
@@ -530,7 +546,47 @@ def _rank_scores(rank_mask: np.ndarray) -> dict[str, float]:
     return scores
 
 
-def _pips(ink: np.ndarray, red: np.ndarray) -> dict:
+def _shape_stats(contour: np.ndarray) -> tuple[float, float]:
+    """Solidity (area / convex hull area) and the deepest notch relative to the symbol's size."""
+    area = cv2.contourArea(contour)
+    hull_area = cv2.contourArea(cv2.convexHull(contour))
+    solidity = area / hull_area if hull_area > 0 else 1.0
+    _, _, bw, bh = cv2.boundingRect(contour)
+    depth = 0.0
+    try:
+        hull_idx = cv2.convexHull(contour, returnPoints=False)
+        defects = cv2.convexityDefects(contour, hull_idx)
+        if defects is not None:
+            depth = float(defects.reshape(-1, 4)[:, 3].max()) / 256.0 / max(bw, bh, 1)
+    except cv2.error:  # self-intersecting outline of a tiny symbol
+        pass
+    return solidity, depth
+
+
+def _suit_from_shapes(shapes: list, is_red: bool) -> tuple[str, float]:
+    """Suit from pip/index symbols of a known colour.
+
+    Heart or diamond: a heart has a notch (a deep concavity) where its lobes meet, a diamond none.
+    Club or spade: a club's three lobes leave its outline much less solid than a spade's.
+    """
+    if not shapes:
+        return ("h" if is_red else "s"), 0.3
+    stats = [_shape_stats(c) for c in shapes if cv2.contourArea(c) > 12]
+    if not stats:
+        return ("h" if is_red else "s"), 0.3
+    if is_red:
+        votes = [d >= 0.06 for _, d in stats]
+        suit = "h" if sum(votes) * 2 >= len(votes) else "d"
+        agree = max(sum(votes), len(votes) - sum(votes)) / len(votes)
+    else:
+        sol = float(np.median([s for s, _ in stats]))
+        limit = 0.865 if len(stats) > 1 else 0.93  # pips, or only the (larger, bolder) index symbol
+        suit = "c" if sol < limit else "s"
+        agree = min(1.0, 0.5 + abs(sol - limit) * 10)
+    return suit, agree
+
+
+def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray) -> dict:
     """Count the pips in the middle of the card; notice a picture (J, Q, K)."""
     h, w = ink.shape
     x0, x1, y0, y1 = int(0.16 * w), int(0.84 * w), int(0.07 * h), int(0.93 * h)
@@ -538,10 +594,12 @@ def _pips(ink: np.ndarray, red: np.ndarray) -> dict:
     n, labels, stats, cents = cv2.connectedComponentsWithStats(region, connectivity=8)
     comps = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 12]
     areas = [stats[k, cv2.CC_STAT_AREA] for k in comps]
-    picture = False
-    if areas and max(areas) > 0.12 * region.size:
-        picture = True
-    # colours other than red and black inside the middle mean a picture
+    # a picture (J, Q, K) is printed in several colours; pips are red or black only
+    hsv = cv2.cvtColor(canon[y0:y1, x0:x1], cv2.COLOR_BGR2HSV)
+    inked = region > 0
+    hue, sat = hsv[:, :, 0][inked], hsv[:, :, 1][inked]
+    colourful = float(((sat > 70) & (hue > 12) & (hue < 165)).mean()) if inked.any() else 0.0
+    picture = colourful > 0.12
     if not comps:
         return {"n": 0, "red": None, "picture": picture, "contours": []}
     big = max(areas)
@@ -550,7 +608,14 @@ def _pips(ink: np.ndarray, red: np.ndarray) -> dict:
     # keep pips whose centre is well inside the middle area
     cx0, cx1 = 0.04 * region.shape[1], 0.96 * region.shape[1]
     pip_ids = [k for k in pip_ids if cx0 < cents[k][0] < cx1]
-    if len(pip_ids) > 10 or len(comps) - len(pip_ids) > 6:
+
+    # index symbols near the corners are not pips (some decks print a second small suit there)
+    def in_corner(k):
+        fx, fy = (cents[k][0] + x0) / w, (cents[k][1] + y0) / h
+        return (fx < 0.26 or fx > 0.74) and (fy < 0.4 or fy > 0.6)
+
+    pip_ids = [k for k in pip_ids if not in_corner(k)]
+    if len(pip_ids) > 10:
         picture = True
     redness = float(red[y0:y1, x0:x1][region > 0].mean()) if region.any() else 0.0
     contours = []
