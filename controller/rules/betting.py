@@ -90,14 +90,9 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
     entered = ev.get("action")
     chips_field, declared, to_field = ev.get("chips"), ev.get("declared"), ev.get("to")
     if chips_field is None and declared is None and to_field is None:
-        # The common case, a bare word with no amount, chips or declaration: exactly what the general
-        # path below rules for it, without its parsing.
-        if entered == "fold":
-            return Ruling("fold", f.committed)
-        if entered == "check" and f.current <= f.committed:
-            return Ruling("check", f.committed)
-        if entered == "call":
-            return _call(f, "call", None)
+        ruling = bare_ruling(entered, f.committed, f.stack, f.current)
+        if ruling is not None:
+            return ruling
     if entered not in WORDS:
         raise Rejected(f"field 'action': {entered!r} is not one of {', '.join(WORDS)}")
     chips = None if chips_field is None else _chips(ev)
@@ -119,32 +114,33 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
         return _call(f, "call", to_field)
 
     # bet, raise, allin: find the total the chips or words amount to.
+    most, to_call = f.most, f.to_call
     declared_raise = word in ("raise", "bet")
     setting: str | None = None
     reason: str | None = None
     if kind == "allin":
-        if f.most is None:
+        if most is None:
             if to_field is None:
                 raise Rejected("all in from a seat whose stack is not tracked needs 'to'")
             to = to_field
         else:
-            if to_field is not None and to_field != f.most:
-                raise Rejected(f"all in is to {f.most} (stack {f.stack} + {f.committed} in), not to {to_field}")
-            to = f.most
+            if to_field is not None and to_field != most:
+                raise Rejected(f"all in is to {most} (stack {f.stack} + {f.committed} in), not to {to_field}")
+            to = most
     elif chips is not None and said is None:
         pushed = sum(chips)
-        if f.to_call > 0 and not declared_raise:
+        if to_call > 0 and not declared_raise:
             if len(chips) == 1:
-                if chips[0] > f.to_call and (f.most is None or f.committed + chips[0] <= f.most):
+                if chips[0] > to_call and (most is None or f.committed + chips[0] <= most):
                     return _call(f, entered, None, reason="oversized_chip", setting="oversized_chip")
-            elif pushed > f.to_call and _multi_chip_is_call(chips, f.to_call, profile.value("betting", "multi_chip")):
+            elif pushed > to_call and _multi_chip_is_call(chips, to_call, profile.value("betting", "multi_chip")):
                 return _call(f, entered, None, reason="multi_chip", setting="multi_chip")
         to = f.committed + pushed
         if len(chips) == 1 and f.current == 0:
             setting = "oversized_chip_opening"
         elif len(chips) == 1 and declared_raise:
             setting = "oversized_chip_declared_raise"
-        elif len(chips) > 1 and f.to_call > 0:
+        elif len(chips) > 1 and to_call > 0:
             setting = "multi_chip"
     elif said is not None:
         to = f.current + said if word == "raise" and f.current > 0 else f.committed + said
@@ -153,17 +149,17 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
     else:
         # "raise" or "bet" with no amount: the least it can be.
         to = f.current + f.min_raise if f.current > 0 else f.min_bet
-        if f.most is not None:
-            to = min(to, f.most)
+        if most is not None:
+            to = min(to, most)
         reason, setting = ("raise_facing_no_bet", "raise_facing_no_bet") if f.current == 0 else ("min_raise", "min_raise")
 
-    if f.most is not None and to > f.most:
+    if most is not None and to > most:
         raise Rejected(f"to {to} needs {to - f.committed} more chips but the stack is {f.stack}")
     if to <= f.committed:
-        if f.to_call == 0:
+        if to_call == 0:
             return Ruling("check", f.committed, reason=f"{entered}_of_nothing_is_check", setting="call_facing_no_bet")
         raise Rejected(f"to {to} is not more than the {f.committed} already in this round")
-    all_in = f.most is not None and to == f.most
+    all_in = most is not None and to == most
 
     if to <= f.current:  # not a raise: a call, an all-in call for less, or an undercall
         if to == f.current or all_in:
@@ -173,16 +169,16 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
 
     if f.current == 0:  # an opening bet
         if to < f.min_bet and not all_in:
-            to = f.min_bet if f.most is None else min(f.min_bet, f.most)
-            all_in = f.most is not None and to == f.most
+            to = f.min_bet if most is None else min(f.min_bet, most)
+            all_in = most is not None and to == most
             return Ruling("bet", to, all_in, "under_min_bet", "under_min_bet")
         if kind == "raise" and reason is None:
             reason, setting = "raise_facing_no_bet", "raise_facing_no_bet"
         return Ruling("bet", to, all_in, reason, setting)
 
     if not f.can_raise:
-        capped = f.current if f.most is None else min(f.current, f.most)
-        return Ruling("call", capped, f.most is not None and capped == f.most,
+        capped = f.current if most is None else min(f.current, most)
+        return Ruling("call", capped, most is not None and capped == most,
                       f.restriction or "betting_not_reopened", f.restriction or "reopen")
     increment = to - f.current
     if increment < f.min_raise and not all_in:
@@ -191,13 +187,27 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
             half = 2 * increment > f.min_raise
         if half:
             full = f.current + f.min_raise
-            if f.most is not None:
-                full = min(full, f.most)
-            return Ruling("raise", full, f.most is not None and full == f.most, "under_raise_completed", "under_raise")
+            if most is not None:
+                full = min(full, most)
+            return Ruling("raise", full, most is not None and full == most, "under_raise_completed", "under_raise")
         return _call(f, entered, None, reason="under_raise_called", setting="under_raise")
     if kind == "bet" and reason is None:
         reason, setting = "bet_facing_bet_is_raise", "min_raise"
     return Ruling("raise", to, all_in, reason, setting)
+
+
+def bare_ruling(entered: object, committed: int, stack: int | None, current: int) -> Ruling | None:
+    """The ruling on a bare word (no `to`, `chips` or `declared`) when it needs no more than the seat's
+    chips in, its stack and the bet: a fold, a check with nothing to call, a call. None for anything else
+    (`interpret` rules on it). The common case, ruled here without building a `Facing`; it is exactly what
+    the general path of `interpret` rules for the same action."""
+    if entered == "fold":
+        return Ruling("fold", committed)
+    if entered == "check" and current <= committed:
+        return Ruling("check", committed)
+    if entered == "call":
+        return _call_at(committed, stack, current, "call", None)
+    return None
 
 
 def _multi_chip_is_call(chips: list[int], to_call: int, rule: str) -> bool:
@@ -210,12 +220,19 @@ def _multi_chip_is_call(chips: list[int], to_call: int, rule: str) -> bool:
 
 
 def _call(f: Facing, entered: str, to_field: int | None, reason: str | None = None, setting: str | None = None) -> Ruling:
-    if f.current <= f.committed:
-        return Ruling("check", f.committed, reason="call_facing_no_bet", setting="call_facing_no_bet")
-    most = None if f.stack is None else f.committed + f.stack
-    to = f.current if most is None else min(f.current, most)
+    return _call_at(f.committed, f.stack, f.current, entered, to_field, reason, setting)
+
+
+def _call_at(
+    committed: int, stack: int | None, current: int, entered: str, to_field: int | None,
+    reason: str | None = None, setting: str | None = None,
+) -> Ruling:
+    if current <= committed:
+        return Ruling("check", committed, reason="call_facing_no_bet", setting="call_facing_no_bet")
+    most = None if stack is None else committed + stack
+    to = current if most is None else min(current, most)
     all_in = most is not None and to == most
-    if reason is None and to_field is not None and to_field < to and to_field > f.committed:
+    if reason is None and to_field is not None and to_field < to and to_field > committed:
         reason, setting = "undercall", "undercall"
     if reason is None and entered not in ("call", "allin"):
         reason, setting = f"{entered}_is_call", "min_raise"

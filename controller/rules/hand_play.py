@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.rules.betting import Facing, Ruling, interpret, reopened_for
+from controller.rules.betting import Facing, Ruling, bare_ruling, interpret, reopened_for
 from controller.rules.errors import Rejected
 from controller.rules.pots import Pot, build_pots, clockwise_from_button, uncalled
 from controller.rules.profile import Profile
@@ -59,7 +59,7 @@ class HandPlay:
         self.stacks: dict[int, int | None] = {s: setup.stacks.get(s) for s in self.order}
         self.total: dict[int, int] = dict.fromkeys(self.order, 0)  # chips put in this hand, antes included
         self.antes: dict[int, int] = dict.fromkeys(self.order, 0)  # of which antes: dead money, never "uncalled"
-        self.round_in: dict[int, int] = dict.fromkeys(self.order, 0)  # chips put in this betting round
+        self.round_in: dict[int, int] = {}  # chips put in this betting round (set by `_reset_round`)
         self.folded: set[int] = set()
         # The seats not folded, clockwise: read on most lines, so kept here and rebuilt by `_fold`.
         self._live: list[int] = list(self.order)
@@ -118,15 +118,15 @@ class HandPlay:
         """Move up to `chips` from the seat's stack into the middle; returns what actually moved."""
         stack = self.stacks[seat]
         if stack is not None:
-            chips = min(chips, stack)
-            self.stacks[seat] = stack - chips
-            if stack - chips == 0:
+            if chips >= stack:
+                chips = stack
                 self.all_in.add(seat)
+            self.stacks[seat] = stack - chips
         self.total[seat] += chips
-        if not bet:
-            self.antes[seat] += chips
         if bet:
             self.round_in[seat] += chips
+        else:
+            self.antes[seat] += chips
         return chips
 
     def _post_forced_bets(self) -> None:
@@ -145,8 +145,7 @@ class HandPlay:
         self.current = max(setup.bb, max(self.round_in.values(), default=0))
 
     def _reset_round(self) -> None:
-        for s in self.round_in:
-            self.round_in[s] = 0
+        self.round_in = dict.fromkeys(self.order, 0)
         self.current = 0
         self.min_raise = self.setup.bb
         self.last_full_level = 0
@@ -190,16 +189,18 @@ class HandPlay:
         folded, all_in = self.folded, self.all_in
         if count - len(folded) < 2:
             return None
-        able = count - len(folded | all_in)
+        clockwise = ordered[index + 1 :] + ordered[: index + 1]  # every seat once, `seat` itself last
+        able = count - len(folded | all_in) if all_in else count - len(folded)
+        if able < 2:
+            for s in clockwise:
+                if s not in folded and s not in all_in and self._needs_action(s, able):
+                    return s
+            return None
         round_in, current, acted = self.round_in, self.current, self.acted_level
-        for step in range(1, count + 1):
-            s = ordered[(index + step) % count]
+        for s in clockwise:
             if s in folded or s in all_in:
                 continue
-            if able < 2:
-                if self._needs_action(s, able):
-                    return s
-            elif round_in[s] < current or s not in acted:
+            if round_in[s] < current or s not in acted:
                 return s
         return None
 
@@ -250,7 +251,14 @@ class HandPlay:
         seat = self._check_actor(ev.get("seat"))
         if seat != self.to_act:
             return self._out_of_turn(seat, ev)
-        ruling = interpret(ev, self._facing(seat), self.profile)
+        ruling = None
+        if ev.get("to") is None and ev.get("chips") is None and ev.get("declared") is None:
+            ruling = bare_ruling(ev.get("action"), self.round_in[seat], self.stacks[seat], self.current)
+        if ruling is None:
+            ruling = interpret(ev, self._facing(seat), self.profile)
+        if ruling.reason is None:  # taken as entered: nothing to announce
+            self._apply(seat, ruling)
+            return self._advance(seat)
         out = self._ruling_lines(seat, ev, ruling)
         if ruling.kind == "restricted":
             self.restricted[seat] = "check_facing_bet"
@@ -286,15 +294,16 @@ class HandPlay:
         ]
 
     def _apply(self, seat: int, ruling: Ruling) -> None:
+        kind, to = ruling.kind, ruling.to
         chips = 0
-        if ruling.kind == "fold":
+        if kind == "fold":
             self._fold(seat)
         else:
-            chips = self._put(seat, ruling.to - self.round_in[seat], bet=True)
-        self.acted.append((seat, ruling.kind, chips))
-        self.history.append(("action", seat, ruling.kind, ruling.to))
-        if ruling.kind in ("bet", "raise") and ruling.to > self.current:
-            increment = ruling.to - self.current
+            chips = self._put(seat, to - self.round_in[seat], bet=True)
+        self.acted.append((seat, kind, chips))
+        self.history.append(("action", seat, kind, to))
+        if (kind == "bet" or kind == "raise") and to > self.current:
+            increment = to - self.current
             full = increment >= self.min_raise
             if not full and ruling.all_in and self._reopen == "half_bet_is_full":
                 full = 2 * increment >= self.min_raise  # corner_pocket:Betting.M
@@ -303,13 +312,14 @@ class HandPlay:
                     self.min_raise = increment
                 else:
                     self.min_raise = max(self.min_raise, increment)
-                self.last_full_level = ruling.to
-            self.current = ruling.to
+                self.last_full_level = to
+            self.current = to
             self.last_aggressor = seat
-        elif ruling.kind == "call":
+        elif kind == "call":
             self.last_caller = seat
         self.acted_level[seat] = self.current
-        self.restricted.pop(seat, None)
+        if self.restricted:
+            self.restricted.pop(seat, None)
 
     def _advance(self, seat: int) -> list[dict]:
         """Find who acts next; apply waiting out-of-turn actions that came due; close a finished round."""

@@ -343,8 +343,11 @@ class DirectTable:
     def _feed(self, ev: dict, line_no: int) -> list[dict]:
         kind = ev.get("type")
         hand = self.hand
-        if hand is not None and kind in _HAND_LINES:
-            return _HAND_LINES[kind](self, hand, ev, line_no)
+        if hand is not None:
+            if kind == "action":  # most lines of a hand
+                return hand.action(ev, line_no)
+            if kind in _HAND_LINES:
+                return _HAND_LINES[kind](self, hand, ev, line_no)
         if kind == "deal":
             return []
         if kind == "table":

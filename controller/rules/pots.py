@@ -25,16 +25,10 @@ def uncalled(contributed: dict[int, int]) -> tuple[int, int] | None:
     """
     if len(contributed) < 2:
         return None
-    top_seat, top = None, -1
-    second = -1
-    for seat, chips in contributed.items():
-        if chips > top:
-            second = top
-            top_seat, top = seat, chips
-        elif chips > second:
-            second = chips
-    if top_seat is None or top <= second:
+    top, second = sorted(contributed.values(), reverse=True)[:2]
+    if top < 0 or top <= second:
         return None
+    top_seat = next(seat for seat, chips in contributed.items() if chips == top)
     return top_seat, top - max(second, 0)
 
 
@@ -45,11 +39,12 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
     seats that reached it; chips of folded seats fill the layers they reach.
     """
     levels = sorted({contributed.get(s, 0) for s in live})
-    if len(levels) == 1 and all(chips <= levels[0] for chips in contributed.values()):
+    if len(levels) == 1 and max(contributed.values(), default=0) <= levels[0]:
         # Everyone still in put in the same: one pot (the usual case, kept fast).
         amount = sum(contributed.values()) + dead
         return [Pot(amount, tuple(live))] if amount > 0 else []
-    pots: list[Pot] = [Pot(dead, tuple(live))] if dead else []
+    # [amount, eligible] per pot, made into `Pot`s once complete.
+    pots: list[list] = [[dead, tuple(live)]] if dead else []
     previous = 0
     for level in levels:
         if level <= previous:
@@ -59,20 +54,20 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
             if chips > previous:
                 amount += min(chips, level) - previous
         eligible = tuple(s for s in live if contributed.get(s, 0) >= level)
-        if pots and pots[-1].eligible == eligible:
-            pots[-1] = Pot(pots[-1].amount + amount, eligible)
+        if pots and pots[-1][1] == eligible:
+            pots[-1][0] += amount
         else:
-            pots.append(Pot(amount, eligible))
+            pots.append([amount, eligible])
         previous = level
     # Chips of folded seats above every live level (a folded seat out-bet the live ones and the excess was
     # matched by another folded seat) belong to the last pot.
     extra = sum(chips - previous for chips in contributed.values() if chips > previous)
     if extra:
         if pots:
-            pots[-1] = Pot(pots[-1].amount + extra, pots[-1].eligible)
+            pots[-1][0] += extra
         else:
-            pots.append(Pot(extra, tuple(live)))
-    return [p for p in pots if p.amount > 0]
+            pots.append([extra, tuple(live)])
+    return [Pot(amount, eligible) for amount, eligible in pots if amount > 0]
 
 
 def clockwise_from_button(seats: list[int] | tuple[int, ...], button: int, table_size: int) -> list[int]:

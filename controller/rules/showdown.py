@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
+from math import prod
 
 from controller.rules.cards import card_problem
 from controller.rules.errors import Rejected
@@ -46,15 +47,16 @@ def check_cards(cards: object, count: int, what: str, taken: dict[str, str]) -> 
     return list(cards)
 
 
-_COMBOS = tuple(combinations(range(7), 5))
+# Each five-card hand out of seven, named by the two cards it leaves out.
+_LEFT_OUT = tuple(combinations(range(7), 2))
 
 
 def hand_value(hole: list[str], board: list[str]) -> tuple[int, str]:
     """(rank, name): lower rank is better (treys' scale, 1 = royal flush); name like "Full House".
 
-    Seven cards go through treys' own lookup tables. The best of the 21 five-card hands is found here with
-    each card's prime taken once (treys' `evaluate` recomputes them per combination, three times slower);
-    a test checks the two agree.
+    Seven cards go through treys' own lookup tables, which key a five-card hand by the product of its
+    cards' primes. The best of the 21 five-card hands is found here with each prime taken once (treys'
+    `evaluate` recomputes them per combination, several times slower); a test checks the two agree.
     """
     ev = _evaluator()
     cards = [_treys_card(c) for c in hole] + [_treys_card(c) for c in board]
@@ -62,14 +64,18 @@ def hand_value(hole: list[str], board: list[str]) -> tuple[int, str]:
         rank = ev.evaluate([_treys_card(c) for c in board], [_treys_card(c) for c in hole])
         return rank, ev.class_to_string(ev.get_rank_class(rank))
     primes = [c & 0xFF for c in cards]
+    # Every five-card hand as if unsuited: its product is that of all seven without the two left out.
+    seven = prod(primes)
+    unsuited = ev.table.unsuited_lookup
+    rank = min([unsuited[seven // (primes[i] * primes[j])] for i, j in _LEFT_OUT])
+    # Five cards of one suit are a flush (or straight flush), ranked in the flush table; a flush always
+    # ranks better than the same five cards read unsuited, so the minimum above loses nothing.
     suits = [c & 0xF000 for c in cards]
-    flush, unsuited = ev.table.flush_lookup, ev.table.unsuited_lookup
-    rank = 7463
-    for a, b, c, d, e in _COMBOS:
-        product = primes[a] * primes[b] * primes[c] * primes[d] * primes[e]
-        r = flush[product] if suits[a] & suits[b] & suits[c] & suits[d] & suits[e] else unsuited[product]
-        if r < rank:
-            rank = r
+    for suit in set(suits):
+        if suits.count(suit) >= 5:
+            flush = ev.table.flush_lookup
+            same_suit = [p for p, s in zip(primes, suits, strict=True) if s == suit]
+            rank = min(rank, min(flush[prod(five)] for five in combinations(same_suit, 5)))
     return rank, ev.class_to_string(ev.get_rank_class(rank))
 
 
