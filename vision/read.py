@@ -461,10 +461,10 @@ class BuiltinReader:
         glyph_scores = idx["rank_scores"] if idx else None
         rank, rank_conf = None, 0.0
         if pips is not None and pips["picture"]:
-            if glyph_scores:
-                jqk = {r: glyph_scores.get(r, 0) for r in "JQK"}
-                rank = max(jqk, key=jqk.get)
-                rank_conf = 0.7
+            if idx is not None:
+                # letter shape rule (hole / narrow) and the drawn-font match vote together
+                jqk = {r: glyph_scores.get(r, 0.0) + (0.3 if r == idx["court"] else 0.0) for r in "JQK"}
+                rank, rank_conf = max(jqk, key=jqk.get), 0.7
         elif pips is not None and 1 <= pips["n"] <= 10:
             rank = {1: "A", 10: "T"}.get(pips["n"], str(pips["n"]))
             rank_conf = 0.9
@@ -531,7 +531,27 @@ def _read_index(ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = No
     if not core.any():
         core = rank_mask
     is_red = float(red[y0:y1, x0:x1][core].mean()) > 0.35
-    return {"rank_scores": rank_scores, "suit": suit, "red": is_red}
+    return {"rank_scores": rank_scores, "suit": suit, "red": is_red, "court": _court_rank(rank_mask)}
+
+
+def _court_rank(rank_mask: np.ndarray) -> str | None:
+    """J, Q or K from the shape of the index letter: a Q encloses a hole; a J is narrow; a K is not."""
+    m = rank_mask.astype(np.uint8)
+    ys, xs = np.nonzero(m)
+    if len(xs) < 6:
+        return None
+    crop = m[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    big = cv2.resize(crop, None, fx=3, fy=3, interpolation=cv2.INTER_NEAREST)
+    contours, hierarchy = cv2.findContours(big, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    holes = 0
+    if hierarchy is not None:
+        for c, h in zip(contours, hierarchy[0], strict=True):
+            if h[3] >= 0 and cv2.contourArea(c) > 0.02 * big.size:
+                holes += 1
+    if holes:
+        return "Q"
+    aspect = crop.shape[1] / crop.shape[0]
+    return "J" if aspect < 0.62 else "K"
 
 
 def _rank_scores(rank_mask: np.ndarray) -> dict[str, float]:
@@ -575,12 +595,12 @@ def _suit_from_shapes(shapes: list, is_red: bool) -> tuple[str, float]:
     if not stats:
         return ("h" if is_red else "s"), 0.3
     if is_red:
-        votes = [d >= 0.06 for _, d in stats]
+        votes = [d >= 0.055 for _, d in stats]
         suit = "h" if sum(votes) * 2 >= len(votes) else "d"
         agree = max(sum(votes), len(votes) - sum(votes)) / len(votes)
     else:
         sol = float(np.median([s for s, _ in stats]))
-        limit = 0.865 if len(stats) > 1 else 0.93  # pips, or only the (larger, bolder) index symbol
+        limit = 0.885 if len(stats) > 1 else 0.93  # pips, or only the (larger, bolder) index symbol
         suit = "c" if sol < limit else "s"
         agree = min(1.0, 0.5 + abs(sol - limit) * 10)
     return suit, agree
