@@ -656,15 +656,32 @@ class SimTable:
 
     async def camera_reports(self, mark: int, want: Callable[[dict[str, Any]], bool],
                              timeout: float) -> dict[str, Any] | None:
-        """The first line the camera reported after `mark` that `want`s, waiting up to `timeout`."""
+        """The first line the camera reported after `mark` that `want`s, waiting up to `timeout`; returned
+        once the engine has taken it (published as an event, or refused with an error ruling), so that
+        nothing entered afterwards can overtake it."""
+        assert self.observer is not None
+        events_mark, rulings_mark = len(self.observer.events), len(self.observer.rulings)
         deadline = time.monotonic() + timeout
-        while True:
-            for _t, line in self.camera_lines[mark:]:
-                if want(line):
-                    return line
-            if time.monotonic() > deadline:
-                return None
-            await asyncio.sleep(0.01)
+        found: dict[str, Any] | None = None
+        while found is None:
+            found = next((line for _t, line in self.camera_lines[mark:] if want(line)), None)
+            if found is None:
+                if time.monotonic() > deadline:
+                    return None
+                await asyncio.sleep(0.01)
+        while time.monotonic() < deadline + 2.0:
+            if self._engine_took(found, events_mark, rulings_mark):
+                break
+            await self.observer.changed(0.05)
+        return found
+
+    def _engine_took(self, line: dict[str, Any], events_mark: int, rulings_mark: int) -> bool:
+        assert self.observer is not None
+        for ev in self.observer.events[events_mark:]:
+            if ev.get("source") == "camera" and ev.get("type") == line.get("type") and ev.get("seat") == line.get(
+                    "seat"):
+                return True
+        return any(r.get("type") == "error" for r in self.observer.rulings[rulings_mark:])
 
     # -- inputs other than the camera ------------------------------------------------------------------
 

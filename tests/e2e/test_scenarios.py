@@ -68,3 +68,8 @@ def test_the_camera_saw_every_card_of_the_clean_hand(results):
     checkins = [e for e in events if e["type"] == "checkin"]
     assert {c["player"] for c in checkins if c["accepted"]} == {"P1", "P2", "P3", "P4", "P5"}
     assert all(c["source"] == "nfc" for c in checkins)
+    # Each part of the table spoke through its real path.
+    sources = {(e["type"], e["source"]) for e in events}
+    assert {("seat", "nfc"), ("hand_start", "panel"), ("button", "director"), ("hand_end", "director"),
+            ("expose", "camera"), ("board", "camera"), ("button_seen", "camera")} <= sources
+    assert not any(e["type"] == "seat" and e["source"] != "nfc" for e in events)
