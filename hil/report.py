@@ -63,7 +63,7 @@ def write_report(path: Path, scenario: Scenario, result: ScenarioResult, capture
         f"<title>{e(scenario.name)} - smart-table sim</title><style>{STYLE}</style></head><body>",
         f"<h1>{e(scenario.name)} {verdict}</h1>",
         f"<div class='meta'>rulebook <b>{e(scenario.profile)}</b>, {scenario.seats} seats, broker {e(broker)}, "
-        f"{len(result.steps)} steps in {result.seconds:.1f} s, {len(captures)} rulings. "
+        f"{len(result.steps)} steps in {result.seconds:.1f} s, {len(captures)} rulings and check-ins. "
         f"Scenario file: {e(scenario.source)}</div>",
     ]
     if scenario.description:
@@ -78,13 +78,13 @@ def write_report(path: Path, scenario: Scenario, result: ScenarioResult, capture
         message = f"<br>{e(r.message)}" if r.message else ""
         out.append(f"<tr><td>{r.step.index}</td><td>{e(r.step.title)}</td>"
                    f"<td class='{cls}'>{e(r.status)}{message}</td><td>{e(rulings)}</td></tr>")
-    out.append("</table><h2>Rulings, in order</h2>")
+    out.append("</table><h2>Rulings and check-ins, in order</h2>")
     if not captures:
         out.append("<p>No ruling was published.</p>")
     for cap in captures:
         kind = str(cap.ruling.get("type"))
         shown = {k: v for k, v in cap.ruling.items() if k not in ("seq", "t")}
-        alert = " alert" if kind in ALERTS else ""
+        alert = " alert" if kind in ALERTS or (kind == "checkin" and cap.ruling.get("accepted") is False) else ""
         rule = cap.ruling.get("rule")
         out.append(
             f"<div class='ruling{alert}'><h3>#{cap.index} {e(describe_ruling(cap.ruling))}"

@@ -198,7 +198,7 @@ class Observer:
         self.status: str | None = None
         self.messages = 0
         self.last_message = time.monotonic()
-        self.on_ruling: list[Callable[[dict[str, Any]], None]] = []
+        self.on_ruling: list[Callable[[dict[str, Any]], None]] = []  # rulings, and check-in events
         self._changed = asyncio.Event()
         self._connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -254,6 +254,9 @@ class Observer:
                         callback(doc)
                 elif sub == "events":
                     self.events.append(doc)
+                    if doc.get("type") == "checkin":  # what a player sees at tap-in belongs in the report too
+                        for callback in list(self.on_ruling):
+                            callback(doc)
                 elif sub == "state":
                     self.state = doc
                 elif sub.startswith("reply"):
@@ -761,6 +764,7 @@ class SimTable:
     # -- captures -----------------------------------------------------------------------------------------
 
     def _on_ruling(self, ruling: dict[str, Any]) -> None:
+        """A ruling (or a check-in event) arrived from the broker: picture it."""
         if ruling.get("type") == "hand":
             self.hands.append(ruling)
         if self.settings.captures:
@@ -833,6 +837,8 @@ class SimTable:
         assert self.observer is not None
         with open(self.artifacts / "rulings.jsonl", "w", encoding="utf-8") as f:
             for cap in self.captures:
+                if cap.ruling.get("type") == "checkin" and "source" in cap.ruling:
+                    continue  # a check-in event, pictured in the report; not a ruling
                 f.write(json.dumps({**cap.ruling, "step": cap.step}, separators=(",", ":")) + "\n")
         with open(self.artifacts / "events.jsonl", "w", encoding="utf-8") as f:
             for ev in self.observer.events:
@@ -849,7 +855,8 @@ class SimTable:
             "broker": self.broker_desc,
             "steps": [{"step": r.step.index, "title": r.step.title, "status": r.status, "message": r.message,
                        "seconds": round(r.seconds, 3)} for r in result.steps],
-            "rulings": len(self.captures),
+            "rulings": sum(1 for c in self.captures if not (c.ruling.get("type") == "checkin"
+                                                             and "source" in c.ruling)),
             "events": len(self.observer.events),
             "frames": self.frames_pushed,
             "error": result.error,
