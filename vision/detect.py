@@ -395,9 +395,12 @@ def _refine_corners(
             borderMode=cv2.BORDER_REPLICATE,
         ).astype(np.float32)
         d = np.abs(np.diff(prof, axis=1))
-        # the outermost strong step: printed frame lines just inside a card's edge must not win
+        # of the strong steps, the one nearest the side as first found: a printed frame line just
+        # inside a card, or the next card on the board just outside, must not win
         peak = d.max(axis=1, keepdims=True)
-        j = d.shape[1] - 1 - np.argmax((d >= 0.6 * peak)[:, ::-1], axis=1)
+        mid = (offs[:-1] + offs[1:]) / 2
+        cost = np.where(d >= 0.6 * peak, np.abs(mid)[None, :], np.inf)
+        j = cost.argmin(axis=1)
         strong = peak[:, 0] > 6
         if strong.sum() < 5:
             lines.append(None)
@@ -419,6 +422,12 @@ def _refine_corners(
         p = p1 + s * d1
         if np.linalg.norm(p - corners[k]) <= reach + 1.5:
             out[k] = p
+    # a card keeps its size: a refinement that stretched or shrank a side is not trusted
+    for k in range(4):
+        a = np.linalg.norm(out[(k + 1) % 4] - out[k])
+        b = np.linalg.norm(corners[(k + 1) % 4] - corners[k])
+        if abs(a - b) > 0.05 * b + 1.0:
+            return corners
     return out
 
 

@@ -136,7 +136,7 @@ class DeckModel:
                 return ReadResult("down", None, min(0.99, 0.5 + back_sim / 2))
         if up < 0.5:
             return ReadResult("down", None, 1.0 - up / 2)
-        best, second, code = self._match(canon, visible)
+        best, second, code = self._match(canon, visible if own is None else own)
         conf = max(0.0, min(0.99, 0.5 + (best - second) * 2.5)) if best > 0.3 else 0.2
         return ReadResult("up", code if best > 0.3 else None, conf)
 
