@@ -138,29 +138,25 @@ class PrivateMosquitto:
                 f"listener {self.port} 127.0.0.1\n"
                 "allow_anonymous true\n"
                 "persistence false\n"
-                f"log_dest file {self.log_path}\n"
+                # stderr goes to a file we opened: a broker started as root drops to the mosquitto user
+                # and could not open a log file of its own here
+                "log_dest stderr\n"
                 "log_type error\nlog_type warning\nlog_type notice\n",
                 encoding="utf-8",
             )
-            self.proc = await asyncio.create_subprocess_exec(
-                self.binary, "-c", str(conf),
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE,
-            )
+            with open(self.log_path, "ab") as log_file:
+                self.proc = await asyncio.create_subprocess_exec(
+                    self.binary, "-c", str(conf),
+                    stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=log_file,
+                )
             deadline = time.monotonic() + 5
             while time.monotonic() < deadline and self.proc.returncode is None:
                 if await _port_open(self.port):
                     log.info("event=mosquitto_started port=%d pid=%d", self.port, self.proc.pid)
                     return
                 await asyncio.sleep(0.03)
-            if self.proc.returncode is None:
-                await self.stop()
-            err = b""
-            if self.proc is not None and self.proc.stderr is not None:
-                with contextlib.suppress(Exception):
-                    err = await asyncio.wait_for(self.proc.stderr.read(), 1)
-            tail = self.log_path.read_text(errors="replace")[-400:] if self.log_path.exists() else ""
-            last = (err.decode(errors="replace") + tail).strip()
+            await self.stop()
+            last = self.log_path.read_text(errors="replace")[-400:].strip() if self.log_path.exists() else ""
         raise SimError(f"mosquitto ({self.binary}) did not start on 127.0.0.1: {last or 'no output'}")
 
     async def stop(self) -> None:
@@ -517,13 +513,20 @@ class SimTable:
                 raise SimError(f"external broker {s.external_broker!r}: expected host:port")
             broker = {"host": host, "port": int(port_text)}
             self.broker_desc = f"external {s.external_broker}"
-        elif binary is not None:
-            self.mosquitto = PrivateMosquitto(binary, self.artifacts / "mosquitto")
-            await self.mosquitto.start()
-            broker = {"host": "127.0.0.1", "port": self.mosquitto.port}
-            self.broker_desc = f"mosquitto 127.0.0.1:{self.mosquitto.port}"
         else:
             broker = {"host": "", "embedded_bind": "127.0.0.1", "embedded_port": 0}
+        if binary is not None and not s.external_broker:
+            mosquitto = PrivateMosquitto(binary, self.artifacts / "mosquitto")
+            try:
+                await mosquitto.start()
+            except SimError as exc:
+                if s.broker == "mosquitto":
+                    raise
+                log.warning("event=mosquitto_failed fallback=embedded error=%r", str(exc)[:300])
+            else:
+                self.mosquitto = mosquitto
+                broker = {"host": "127.0.0.1", "port": mosquitto.port}
+                self.broker_desc = f"mosquitto 127.0.0.1:{mosquitto.port}"
         venue = sc.profile  # the venue whose keys sign the player cards
         topic_venue = f"sim-{sc.slug}"[:64]  # topics smarttable/v1/sim-<scenario>/T1: runs never mix
         devices: dict[str, Any] = {

@@ -78,3 +78,36 @@ def test_bad_scenario_file_exits_2_before_anything_starts(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "step 1 (line 4): deal: seat: expected 1..10, got 11" in proc.stderr
+
+
+SHORT = textwrap.dedent("""
+    name: short
+    profile: dragons_den
+    seats: 4
+    level: {sb: 25, bb: 50}
+    steps:
+      - seat: {seat: 1, player: A}
+      - seat: {seat: 3, player: B}
+      - button: 1
+      - move_button: 1
+      - hand_start:
+        expect:
+          - ruling: {type: hand, button: 1, sb: 1, bb: 3}
+          - panel: {seats: {3: yellow}}
+""")
+
+
+@pytest.mark.timeout(120)
+def test_a_broker_that_will_not_start_falls_back_to_the_embedded_one(tmp_path):
+    path = tmp_path / "short.yaml"
+    path.write_text(SHORT)
+    scenario = load(path)
+
+    async def main():
+        settings = SimSettings(mosquitto="/bin/false", captures=False)  # a "mosquitto" that exits at once
+        async with SimTable(scenario, settings, tmp_path / "art") as sim:
+            return sim.broker_desc, await run_scenario(sim, scenario)
+
+    broker, result = asyncio.run(main())
+    assert broker.startswith("embedded 127.0.0.1:")
+    assert result.passed, result.summary()
