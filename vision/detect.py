@@ -395,12 +395,10 @@ def _refine_corners(
             borderMode=cv2.BORDER_REPLICATE,
         ).astype(np.float32)
         d = np.abs(np.diff(prof, axis=1))
-        # of the strong steps, the one nearest the side as first found: a printed frame line just
-        # inside a card, or the next card on the board just outside, must not win
+        # the outermost strong step: a printed frame line just inside a card must not win (the next
+        # card on the board just outside is caught by the size check below)
         peak = d.max(axis=1, keepdims=True)
-        mid = (offs[:-1] + offs[1:]) / 2
-        cost = np.where(d >= 0.6 * peak, np.abs(mid)[None, :], np.inf)
-        j = cost.argmin(axis=1)
+        j = d.shape[1] - 1 - np.argmax((d >= 0.6 * peak)[:, ::-1], axis=1)
         strong = peak[:, 0] > 6
         if strong.sum() < 5:
             lines.append(None)
