@@ -592,9 +592,10 @@ def _split_blob(
     scored_combos.sort(key=lambda e: -e[0])
     # the few best readings are judged by the picture: every visible side of every card must be an edge
     sides = [_side_samples(q, edges) for q in cands]
+    cover_cache: dict = {}
     best_score, best = -1.0, ()
     for base, combo in scored_combos[:8]:
-        support = _combo_support([cands[i] for i in combo], [sides[i] for i in combo])
+        support = _combo_support(combo, cands, sides, cover_cache)
         score = base + SUPPORT_WEIGHT * support
         if DEBUG:
             print("combo", combo, round(base, 3), round(support, 3), round(score, 3))
@@ -707,16 +708,23 @@ def _inside_rect(q: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
     return inside
 
 
-def _combo_support(rects: list[np.ndarray], sides: list) -> float:
+def _combo_support(combo: tuple, cands: list[np.ndarray], sides: list, cache: dict) -> float:
     """Best over stacking orders: share of the visible card sides that lie on edges of the picture."""
+
+    def covered(i, j):  # side samples of card i that card j lies on
+        if (i, j) not in cache:
+            cache[(i, j)] = _inside_rect(cands[j], sides[i][0], 1.5)
+        return cache[(i, j)]
+
     best = 0.0
-    for order in itertools.permutations(range(len(rects))) if len(rects) <= 3 else [tuple(range(len(rects)))]:
+    orders = itertools.permutations(combo) if len(combo) <= 3 else [combo]
+    for order in orders:  # order[0] is on top
         seen = hit = 0
-        for z, i in enumerate(order):  # order[0] is on top
-            pts, flags = sides[i]
-            visible = np.ones(len(pts), bool)
+        for z, i in enumerate(order):
+            flags = sides[i][1]
+            visible = np.ones(len(flags), bool)
             for j in order[:z]:
-                visible &= ~_inside_rect(rects[j], pts, 1.5)
+                visible &= ~covered(i, j)
             seen += int(visible.sum())
             hit += int((flags & visible).sum())
         best = max(best, hit / max(seen, 1))

@@ -554,15 +554,30 @@ def _court_rank(rank_mask: np.ndarray) -> str | None:
     return "J" if aspect < 0.62 else "K"
 
 
+@lru_cache(maxsize=1)
+def _rank_matrix() -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The drawn glyphs as one matrix of zero-mean unit vectors, for all correlations at once."""
+    ranks, vecs, aspects = [], [], []
+    for rank, t, aspect in _rank_templates():
+        v = t.ravel().astype(np.float32)
+        v = v - v.mean()
+        vecs.append(v / (np.linalg.norm(v) + 1e-6))
+        ranks.append(rank)
+        aspects.append(aspect)
+    return ranks, np.stack(vecs), np.log(np.array(aspects, np.float32))
+
+
 def _rank_scores(rank_mask: np.ndarray) -> dict[str, float]:
-    g = _glyph_norm(rank_mask)
+    g = _glyph_norm(rank_mask).ravel()
     ys, xs = np.nonzero(rank_mask)
     aspect = (xs.max() - xs.min() + 1) / (ys.max() - ys.min() + 1)
+    ranks, mat, log_aspects = _rank_matrix()
+    g = g - g.mean()
+    s = mat @ (g / (np.linalg.norm(g) + 1e-6)) - 0.5 * np.abs(math.log(aspect) - log_aspects)
     scores: dict[str, float] = {}
-    for rank, t, t_aspect in _rank_templates():
-        s = _ncc(g, t) - 0.5 * abs(math.log(aspect / t_aspect))
-        if s > scores.get(rank, -9):
-            scores[rank] = s
+    for rank, v in zip(ranks, s.tolist(), strict=True):
+        if v > scores.get(rank, -9.0):
+            scores[rank] = v
     return scores
 
 
