@@ -86,6 +86,7 @@ def parse(data: dict, path: str) -> PhhHand:
 
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
 _ITEM = re.compile(r"\s*(?:'([^'\n]*)'|\"([^\"\\\n]*)\"|([-+0-9.eE]+|true|false|inf))\s*(,|\])")
+_CLOSE = re.compile(r"\s*\]")
 
 
 def _scalar(text: str) -> Any:
@@ -142,8 +143,9 @@ def fast_toml(text: str) -> dict | None:
                 pos = im.end()
                 if end == "]":
                     break
-                if body[pos:].strip().startswith("]"):  # a trailing comma
-                    pos = body.index("]", pos) + 1
+                close = _CLOSE.match(body, pos)  # after a trailing comma
+                if close is not None:
+                    pos = close.end()
                     break
             if body[pos:].strip():
                 return None
@@ -231,16 +233,11 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
 
     # Follow the bets just enough to name each action as the protocol does (check or call, bet or raise).
     stacks = [s if s is not None else math.inf for s in hand.starting]
-    street_in = [0] * n
-    paying = antes
-    for i in range(n):
-        stacks[i] -= min(paying[i], stacks[i])
-    posts = _effective(hand.blinds)
-    for i in range(n):
-        post = min(posts[i], stacks[i])
-        stacks[i] -= post
-        street_in[i] = post
+    stacks = [stack - min(ante, stack) for stack, ante in zip(stacks, antes, strict=True)]
+    street_in = [min(post, stack) for post, stack in zip(_effective(hand.blinds), stacks, strict=True)]
+    stacks = [stack - post for stack, post in zip(stacks, street_in, strict=True)]
     current = max(bb, max(street_in))
+    player_index = {f"p{i + 1}": i for i in range(n)}
     dealt: dict[int, str] = {}
     append = lines.append
     for k, text in enumerate(hand.actions):
@@ -252,8 +249,10 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
         if actor == "d":
             if verb == "dh" and len(words) >= 4:
                 # Hole cards go face down (the deal lines above); remembered for a later "sm -".
-                if words[2][1:].isdigit():
-                    dealt[int(words[2][1:]) - 1] = dealt.get(int(words[2][1:]) - 1, "") + words[3]
+                number = words[2][1:]
+                if number.isdigit():
+                    p = int(number) - 1
+                    dealt[p] = dealt.get(p, "") + words[3]
             elif verb == "db" and len(words) >= 3:
                 cards = _split_cards(words[2], _Where(hand.path, k, text))
                 lines += [{"type": "burn"}, {"type": "board", "cards": cards}]
@@ -262,11 +261,13 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
             else:
                 raise PhhError(f"{_Where(hand.path, k, text)}: unknown dealer action")
             continue
-        if not (actor[:1] == "p" and actor[1:].isdigit()):
-            raise PhhError(f"{_Where(hand.path, k, text)}: unknown actor {actor!r}")
-        p = int(actor[1:]) - 1
-        if not 0 <= p < n:
-            raise PhhError(f"{_Where(hand.path, k, text)}: there is no player {actor}")
+        p = player_index.get(actor)
+        if p is None:
+            if not (actor[:1] == "p" and actor[1:].isdigit()):
+                raise PhhError(f"{_Where(hand.path, k, text)}: unknown actor {actor!r}")
+            p = int(actor[1:]) - 1  # "p01" names player 1 too
+            if not 0 <= p < n:
+                raise PhhError(f"{_Where(hand.path, k, text)}: there is no player {actor}")
         seat = p + 1
         if verb == "f":
             append({"type": "action", "seat": seat, "action": "fold"})
@@ -336,18 +337,21 @@ class DirectTable:
             ev = json.loads(ev)
             assert isinstance(ev, dict)
         try:
-            return self._feed(ev, line_no)
+            kind = ev.get("type")
+            hand = self.hand
+            if hand is not None:
+                if kind == "action":  # most lines of a hand
+                    return hand.action(ev, line_no)
+                if kind == "deal":  # no deal monitor here
+                    return []
+                if kind in _HAND_LINES:
+                    return _HAND_LINES[kind](self, hand, ev, line_no)
+            return self._table_line(kind, ev)
         except Rejected as exc:
             return [{"type": "error", "line": line_no, "message": str(exc)}]
 
-    def _feed(self, ev: dict, line_no: int) -> list[dict]:
-        kind = ev.get("type")
-        hand = self.hand
-        if hand is not None:
-            if kind == "action":  # most lines of a hand
-                return hand.action(ev, line_no)
-            if kind in _HAND_LINES:
-                return _HAND_LINES[kind](self, hand, ev, line_no)
+    def _table_line(self, kind: object, ev: dict) -> list[dict]:
+        """A line outside a hand's play: the table, its seats, level and button, the start of a hand."""
         if kind == "deal":
             return []
         if kind == "table":
