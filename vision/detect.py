@@ -116,6 +116,7 @@ class Detector:
         self._memo: list[tuple] = []  # (corners full px, face, code, conf, look signature) of the last frame
         self.card_width_hint: float | None = None  # full-res px, learnt from frames
         self._blob_memo: list = []
+        self._disc_memo: list = []
 
     # -- public ------------------------------------------------------------------------------
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
@@ -234,12 +235,22 @@ class Detector:
                         cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3),
                     )
                 found = _split_blob(c, cw, ch, mask, edges)
+                _order_overlaps(found, gray, self._work)  # overlapping cards are always in one blob
             memo.append((box, area, cw, found))
             rects.extend(found)
             leftovers.append((c, found))
         self._blob_memo = memo
-        _order_overlaps(rects, gray, self._work)
         return rects, leftovers, cw
+
+    def _disc_recall(self, disc: dict) -> float | None:
+        """Button score of a disc that has not moved since the last frame."""
+        for c, r, score in self._disc_memo:
+            if (
+                abs(r - disc["radius"]) < 1.5
+                and max(abs(c[0] - disc["center"][0]), abs(c[1] - disc["center"][1])) < 1.5
+            ):
+                return score
+        return None
 
     def _blob_recall(self, box, area: float, cw: float):
         """Cards of a blob that has not moved since the last frame (same box within 1 px, same area)."""
@@ -249,7 +260,7 @@ class Detector:
                 and abs(a - area) <= 0.02 * area
                 and max(abs(b[i] - box[i]) for i in range(4)) <= 1
             ):
-                return [_Rect(r.corners.copy(), r.votes, r.coverage) for r in found]
+                return [_Rect(r.corners.copy(), r.votes, r.coverage, r.order) for r in found]
         return None
 
     def _describe(self, frame: np.ndarray, rects: list[_Rect], scale: float) -> list[CardObs]:
@@ -348,12 +359,17 @@ class Detector:
                     {"center": ((cx + x - 2) / scale, (cy + y - 2) / scale), "radius": (rad + 0.5) / scale}
                 )
         best = None
+        memo = []
         for d in discs:
-            score = _button_score(frame, d["center"], d["radius"])
+            score = self._disc_recall(d) if self.track else None
+            if score is None:
+                score = _button_score(frame, d["center"], d["radius"])
+            memo.append((d["center"], d["radius"], score))
             d["button_score"] = round(score, 3)
             d["kind"] = "chip"
             if score > 0.5 and (best is None or score > best["button_score"]):
                 best = d
+        self._disc_memo = memo
         if best is None:
             return None, discs
         best["kind"] = "button"
