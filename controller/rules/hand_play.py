@@ -112,7 +112,7 @@ class HandPlay:
 
     def _fold(self, seat: int) -> None:
         self.folded.add(seat)
-        self._live = [s for s in self.order if s not in self.folded]
+        self._live = [s for s in self._live if s != seat]
 
     def _put(self, seat: int, chips: int, *, bet: bool) -> int:
         """Move up to `chips` from the seat's stack into the middle; returns what actually moved."""

@@ -90,11 +90,13 @@ _CLOSE = re.compile(r"\s*\]")
 
 
 def _scalar(text: str) -> Any:
+    if text.isdigit():  # the usual case: chips
+        return int(text)
     if text == "true" or text == "false":
         return text == "true"
     if text == "inf":
         return math.inf
-    if any(c in text for c in ".eE") and not text.lstrip("+-").isdigit():
+    if ("." in text or "e" in text or "E" in text) and not text.lstrip("+-").isdigit():
         return float(text)
     return int(text)
 
@@ -131,7 +133,11 @@ def fast_toml(text: str) -> dict | None:
             while True:
                 im = _ITEM.match(body, pos)
                 if im is None:
-                    return None
+                    close = _CLOSE.match(body, pos) if items else None  # after a trailing comma
+                    if close is None:
+                        return None
+                    pos = close.end()
+                    break
                 single, double, bare, end = im.groups()
                 if single is not None or double is not None:
                     items.append(single if single is not None else double)
@@ -142,10 +148,6 @@ def fast_toml(text: str) -> dict | None:
                         return None
                 pos = im.end()
                 if end == "]":
-                    break
-                close = _CLOSE.match(body, pos)  # after a trailing comma
-                if close is not None:
-                    pos = close.end()
                     break
             if body[pos:].strip():
                 return None
