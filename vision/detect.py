@@ -205,7 +205,19 @@ class Detector:
             if cv2.contourArea(c) / (a * b) > 0.93:
                 sizes.append((s, lng))
         if sizes:
-            cw, ch = np.median(np.array(sizes), axis=0)
+            # two cards side by side can pass for one landscape card (its short side is a card's
+            # long side): of the sizes that agree with each other, the smallest is the card
+            sizes.sort()
+            groups: list[list] = []
+            for sz in sizes:
+                if groups and sz[0] <= groups[-1][0][0] * 1.1:
+                    groups[-1].append(sz)
+                else:
+                    groups.append([sz])
+            pick = groups[0]
+            if len(pick) == 1 and max(len(g) for g in groups) >= 3:
+                pick = max(groups, key=len)
+            cw, ch = np.median(np.array(pick), axis=0)
             ch = float(np.clip(ch, cw * 1.38, cw * 1.6))  # blur rounds the long side down a little
             self.card_width_hint = float(cw / scale)
         elif self.layout is not None:
@@ -215,7 +227,7 @@ class Detector:
             cw = self.card_width_hint * scale
             ch = cw * CARD_ASPECT
         else:
-            cw = _size_from_edges(blobs)
+            cw = _size_by_fit(blobs, mask, gray)
             ch = cw * CARD_ASPECT
         rects: list[_Rect] = []
         leftovers = []
@@ -470,14 +482,54 @@ def _as_bgr(frame: np.ndarray) -> np.ndarray:
     return frame
 
 
-def _size_from_edges(blobs) -> float:
-    """Card width guess when no blob is a clean single card: longest straight outline edge / aspect."""
-    longest = 0.0
+def _size_by_fit(blobs, mask: np.ndarray, gray: np.ndarray) -> float:
+    """Card width when no blob is one clean card (a board row, pairs only): try the sizes the
+    outlines suggest (straight sides, blob widths) and keep the one whose cards explain the blobs best."""
+    guesses = []
     for c in blobs:
+        if cv2.contourArea(c) < 150:
+            continue
+        (_, _), (a, b), _ = cv2.minAreaRect(c)
+        guesses += [min(a, b), min(a, b) / CARD_ASPECT]
         poly = cv2.approxPolyDP(c, 0.02 * cv2.arcLength(c, True), True).reshape(-1, 2)
         for i in range(len(poly)):
-            longest = max(longest, float(np.linalg.norm(poly[i] - poly[i - 1])))
-    return max(longest / CARD_ASPECT, 12.0)
+            e = float(np.linalg.norm(poly[i] - poly[i - 1]))
+            guesses += [e, e / CARD_ASPECT]
+    guesses = sorted(g for g in guesses if 12.0 <= g <= 0.5 * mask.shape[0])
+    if not guesses:
+        return 12.0
+    # group guesses within 6 % and try the best supported few
+    groups: list[list[float]] = []
+    for g in guesses:
+        if groups and g <= groups[-1][0] * 1.06:
+            groups[-1].append(g)
+        else:
+            groups.append([g])
+    tries = [float(np.median(gr)) for gr in sorted(groups, key=len, reverse=True)[:6]]
+    edges = (cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3))
+    big = [c for c in blobs if cv2.contourArea(c) >= 150]
+    total = sum(cv2.contourArea(c) for c in big) or 1.0
+    best, best_score = tries[0], -1e9
+    for cw in tries:
+        ch = cw * CARD_ASPECT
+        explained = 0.0
+        for c in big:
+            if cv2.contourArea(c) < 0.35 * cw * ch:
+                continue
+            found = _split_blob(c, cw, ch, mask, edges)
+            if not found:
+                continue
+            m = np.zeros(mask.shape, np.uint8)
+            for r in found:
+                cv2.fillConvexPoly(m, np.round(r.corners).astype(np.int32), 1)
+            blob = np.zeros(mask.shape, np.uint8)
+            cv2.drawContours(blob, [c], -1, 1, -1)
+            inter = float((m & blob).sum())
+            explained += inter - 3.0 * float(m.sum() - inter)
+        score = explained / total
+        if score > best_score:
+            best, best_score = cw, score
+    return best
 
 
 def _unit(v):
