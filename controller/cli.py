@@ -22,6 +22,17 @@ COMMAND_MODULES = (
 )
 
 
+def optional_module(name: str):
+    """Import `name`, or None when that module (a package not built on this install) does not exist.
+    Any other import error is a bug and is raised."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and name.startswith(exc.name):
+            return None
+        raise
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="smart-table",
@@ -30,14 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            # A package that is not built yet contributes no commands; any other import error is a bug.
-            if exc.name and name.startswith(exc.name):
-                continue
-            raise
-        module.register(subparsers)
+        module = optional_module(name)
+        if module is not None:
+            module.register(subparsers)
     return parser
 
 

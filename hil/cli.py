@@ -7,7 +7,8 @@ so the simulated camera, NFC reader, panel and scenario runner stay in their own
 from __future__ import annotations
 
 import argparse
-import importlib
+
+from controller.cli import optional_module
 
 HIL_COMMAND_MODULES = (
     "hil.nfc_cli",  # hil nfc tap ...
@@ -20,17 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     hil_sub = hil.add_subparsers(dest="hil_command", metavar="HIL_COMMAND")
     hil.set_defaults(handler=lambda args: hil.print_help() or 2)
     for name in HIL_COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name and name.startswith(exc.name):
-                continue
-            raise
-        module.register(hil_sub)
-    try:
-        top = importlib.import_module("hil.sim_cli")
-    except ModuleNotFoundError as exc:
-        if not (exc.name and "hil.sim_cli".startswith(exc.name)):
-            raise
-    else:
+        module = optional_module(name)
+        if module is not None:
+            module.register(hil_sub)
+    top = optional_module("hil.sim_cli")
+    if top is not None:
         top.register(subparsers)  # sim, demo

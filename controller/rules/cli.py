@@ -34,13 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument("name", help=f"one of {', '.join(PROFILE_NAMES)} or a .toml path")
     show.set_defaults(handler=_show_profile)
 
-    try:
-        from controller.rules import hands_cli
-    except ModuleNotFoundError as exc:
-        if exc.name != "controller.rules.hands_cli":
-            raise
-    else:
-        hands_cli.register(subparsers)
+    from controller.rules import hands_cli
+
+    hands_cli.register(subparsers)
 
 
 def _replay(args: argparse.Namespace) -> int:

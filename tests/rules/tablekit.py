@@ -80,3 +80,33 @@ class Table:
 
 def of_type(lines: list[dict], kind: str) -> list[dict]:
     return [line for line in lines if line["type"] == kind]
+
+
+# The worked example of ../shared/spec/table-events.md, input and expected output.
+SPEC_INPUT = [
+    {"type": "table", "seats": 6, "profile": "cool_mule"},
+    {"type": "seat", "seat": 1, "player": "A", "stack": 20000},
+    {"type": "seat", "seat": 2, "player": "B", "stack": 20000},
+    {"type": "seat", "seat": 4, "player": "C", "stack": 20000},
+    {"type": "seat", "seat": 5, "player": "D", "stack": 20000},
+    {"type": "level", "sb": 50, "bb": 100},
+    {"type": "hand_start"},
+    {"type": "deal", "seat": 2, "card": "Kd"},
+]
+SPEC_OUTPUT = [
+    {
+        "type": "hand",
+        "number": 1,
+        "button": 1,
+        "sb": 2,
+        "bb": 4,
+        "dead_button": False,
+        "dead_sb_seat": None,
+        "dealer": 1,
+        "first_card": 2,
+        "dealt_in": [2, 4, 5, 1],
+        "sitting_out": [],
+        "redeal": False,
+    },
+    {"type": "misdeal", "reason": "first_cards_exposed", "rule": "cool_mule:5.g"},
+]

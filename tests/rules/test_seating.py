@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules.tablekit import HAND_END, HAND_START, LEVEL, Table, leave, of_type, seat
+from tests.rules.tablekit import HAND_END, HAND_START, SPEC_INPUT, SPEC_OUTPUT, Table, leave, of_type, seat
 
 PROFILES = ["cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street"]
 
@@ -16,26 +16,7 @@ def next_hand(t: Table) -> dict:
 
 def test_spec_worked_example_exactly():
     t = Table("cool_mule", seats=6)
-    t.feed(seat(1, "A", 20000), seat(2, "B", 20000), seat(4, "C", 20000), seat(5, "D", 20000), LEVEL)
-    assert t.feed(HAND_START) == [
-        {
-            "type": "hand",
-            "number": 1,
-            "button": 1,
-            "sb": 2,
-            "bb": 4,
-            "dead_button": False,
-            "dead_sb_seat": None,
-            "dealer": 1,
-            "first_card": 2,
-            "dealt_in": [2, 4, 5, 1],
-            "sitting_out": [],
-            "redeal": False,
-        }
-    ]
-    assert t.feed({"type": "deal", "seat": 2, "card": "Kd"}) == [
-        {"type": "misdeal", "reason": "first_cards_exposed", "rule": "cool_mule:5.g"}
-    ]
+    assert t.feed(*SPEC_INPUT[1:]) == SPEC_OUTPUT
 
 
 @pytest.mark.parametrize(
