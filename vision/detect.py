@@ -29,6 +29,7 @@ from vision.read import BuiltinReader, DeckModel, ReadResult, load_model
 
 DEBUG = False
 SUPPORT_WEIGHT = 0.3
+EDGE_STRONG = 80  # |dx|+|dy| of a 3x3 Sobel on 8-bit grey: a printed line, not felt grain or a shadow
 _LOG_SCALE = 45.0
 _LOG_LUT = np.round(_LOG_SCALE * np.log(np.arange(256) + 12.0)).astype(np.uint8)
 _LOG_BRIGHT = round(_LOG_SCALE * np.log(1.3))  # brighter than the felt by 30 %: an object
@@ -186,6 +187,16 @@ class Detector:
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        # a card back the colour of the felt shows only its printed border: strong edges close that
+        # outline, and whatever they enclose is object (the edges themselves are not added)
+        gx = cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 1, 0, ksize=3))
+        gy = cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 0, 1, ksize=3))
+        closed = cv2.bitwise_or(mask, cv2.compare(cv2.add(gx, gy), EDGE_STRONG, cv2.CMP_GT))
+        outside = cv2.copyMakeBorder(closed, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+        cv2.floodFill(outside, None, (0, 0), 255)
+        holes = cv2.bitwise_not(outside[1:-1, 1:-1])  # enclosed and not yet object
+        holes = cv2.morphologyEx(holes, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+        mask = cv2.bitwise_or(mask, holes)
         return mask, gray
 
     def _cards(self, mask: np.ndarray, gray: np.ndarray, scale: float):
