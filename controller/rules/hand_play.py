@@ -55,7 +55,9 @@ class HandPlay:
         self.n = setup.seats
         self.button = setup.button
         self.order: list[int] = clockwise_from_button(setup.dealt_in, setup.button, setup.seats)
-        self._index = {s: i for i, s in enumerate(self.order)}
+        # Per seat, every dealt-in seat clockwise after it (itself last): the turn order read on every
+        # action, worked out once per seat asked about.
+        self._clockwise_after: dict[int, list[int]] = {}
         self.stacks: dict[int, int | None] = {s: setup.stacks.get(s) for s in self.order}
         self.total: dict[int, int] = dict.fromkeys(self.order, 0)  # chips put in this hand, antes included
         self.antes: dict[int, int] = dict.fromkeys(self.order, 0)  # of which antes: dead money, never "uncalled"
@@ -177,20 +179,22 @@ class HandPlay:
 
     def _next_after(self, seat: int) -> int | None:
         """The first seat clockwise after `seat` (which may be an empty seat) that must act."""
-        ordered = self.order
-        count = len(ordered)
-        index = self._index.get(seat)
-        if index is None:  # the button's seat or another seat not dealt in
-            pos = (seat - self.button - 1) % self.n
-            index = -1
-            for i, s in enumerate(ordered):
-                if (s - self.button - 1) % self.n <= pos:
-                    index = i
-        folded, all_in = self.folded, self.all_in
-        if count - len(folded) < 2:
+        if len(self._live) < 2:
             return None
-        clockwise = ordered[index + 1 :] + ordered[: index + 1]  # every seat once, `seat` itself last
-        able = count - len(folded | all_in) if all_in else count - len(folded)
+        clockwise = self._clockwise_after.get(seat)
+        if clockwise is None:
+            ordered = self.order
+            if seat in ordered:
+                index = ordered.index(seat)
+            else:  # the button's seat or another seat not dealt in
+                pos = (seat - self.button - 1) % self.n
+                index = -1
+                for i, s in enumerate(ordered):
+                    if (s - self.button - 1) % self.n <= pos:
+                        index = i
+            clockwise = self._clockwise_after[seat] = ordered[index + 1 :] + ordered[: index + 1]
+        folded, all_in = self.folded, self.all_in
+        able = len(self.order) - len(folded | all_in) if all_in else len(self._live)
         if able < 2:
             for s in clockwise:
                 if s not in folded and s not in all_in and self._needs_action(s, able):
