@@ -715,14 +715,23 @@ class SimTable:
         panel = self.service.panel.sim
         if panel is None:
             return False
-        await panel.press("new_hand")
+        try:
+            async with asyncio.timeout(self.settings.step_timeout):
+                await panel.press("new_hand")
+        except TimeoutError:
+            raise SimError("the simulated panel did not take the NEW HAND press") from None
         return True
 
     async def enter(self, line: dict[str, Any]) -> list[dict[str, Any]]:
         """A line no sensor produces (actions, burns): entered as the dealer's tablet would."""
         assert self.observer is not None
         mark = len(self.observer.rulings)
-        outs = list(await self.service.inject(line, source="sim"))
+        try:
+            async with asyncio.timeout(self.settings.step_timeout):
+                outs = list(await self.service.inject(line, source="sim"))
+        except TimeoutError:
+            raise SimError(f"the table did not take {json.dumps(line)} within {self.settings.step_timeout:.0f} s "
+                           f"(engine queue: {self.service.inbox.pending()} lines)") from None
         await self.rulings_arrive(mark, len(outs))
         return outs
 
