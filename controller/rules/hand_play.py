@@ -623,9 +623,8 @@ class HandPlay:
             else:
                 self.unawarded += result.amount
                 out.append(result.line(self._rule("showdown", "show_both_to_win")))
-        for s in self.total:
-            self.total[s] = 0
-            self.antes[s] = 0
+        self.total = dict.fromkeys(self.order, 0)
+        self.antes = dict.fromkeys(self.order, 0)
         self.dead = 0
         self.finished = True
         self.street = "showdown"

@@ -445,7 +445,8 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", engine: str = "aut
     profile = load_profile(profile_name)
     table = make_table(profile, n, engine)
     notes: list[str] = []
-    if isinstance(table, DirectTable) is False and any(line.get("big_blind_ante") for line in lines):
+    level = next((line for line in lines if line["type"] == "level"), {})  # to_lines writes one
+    if isinstance(table, DirectTable) is False and level.get("big_blind_ante"):
         # A big-blind ante reaches HandPlay only if the engine passes the level's `big_blind_ante` on;
         # an engine that does not would post everyone's ante: play the hand logic alone instead.
         probe = make_table(profile, n, engine)

@@ -11,7 +11,7 @@ from functools import lru_cache
 from itertools import combinations
 from math import prod
 
-from controller.rules.cards import card_problem
+from controller.rules.cards import card_problem, is_card
 from controller.rules.errors import Rejected
 from controller.rules.pots import Pot, clockwise_from_button, split
 
@@ -36,9 +36,8 @@ def check_cards(cards: object, count: int, what: str, taken: dict[str, str]) -> 
     if not isinstance(cards, list) or len(cards) != count:
         raise Rejected(f"{what} must be a list of {count} cards, got {cards!r}")
     for card in cards:
-        problem = card_problem(card)
-        if problem:
-            raise Rejected(f"{what}: {problem}")
+        if not is_card(card):
+            raise Rejected(f"{what}: {card_problem(card)}")
     if len(set(cards)) != len(cards):
         raise Rejected(f"{what} lists the same card twice: {cards}")
     for card in cards:
