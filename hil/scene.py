@@ -79,6 +79,10 @@ def deck_dir(deck: str) -> Path:
 @lru_cache(maxsize=8)
 def load_deck(deck: str) -> dict[str, np.ndarray]:
     """code -> BGRA image for the 52 cards plus 'back'. Raises FileNotFoundError naming what is missing."""
+    if deck == "drawn":  # the code-drawn held-out deck (hil/decks/drawn.py)
+        from hil.decks.drawn import make_deck
+
+        return make_deck()
     d = deck_dir(deck)
     if not d.is_dir():
         raise FileNotFoundError(f"deck folder not found: {d} (set SMART_TABLE_DECKS to the decks folder)")

@@ -163,23 +163,28 @@ class DeckModel:
                 cand = np.argsort(-s_full)[:8]
                 s = s_full.copy() * 0.5
                 for k in cand:
-                    t = np.ascontiguousarray(self.index[k][4:-4, 3:-3])
-                    r = cv2.matchTemplate(search, t, cv2.TM_CCOEFF_NORMED)
-                    s[k] = 0.4 * s_full[k] + 0.6 * float(r.max())
+                    best_idx = -1.0
+                    for t in _blurred(self.index[k], (0.0, 1.0, 2.0)):  # the camera blurs; so do we
+                        t = np.ascontiguousarray(t[4:-4, 3:-3])
+                        best_idx = max(
+                            best_idx, float(cv2.matchTemplate(search, t, cv2.TM_CCOEFF_NORMED).max())
+                        )
+                    s[k] = 0.4 * s_full[k] + 0.6 * best_idx
             else:
                 s = s_full
             scores = np.maximum(scores, s)
         order = np.argsort(-scores)
-        if self.fine is not None and visible.mean() > 250 and scores[order[0]] - scores[order[2]] < 0.1:
+        if self.fine is not None and visible.mean() > 250 and scores[order[0]] - scores[order[2]] < 0.25:
             # close call between look-alikes: compare the whole card finely, allowing a small shift
             fine = {}
             for rot in (False, True):
                 img = np.ascontiguousarray(canon[::-1, ::-1] if rot else canon)
                 obs = cv2.copyMakeBorder(self.fine_features(img), 3, 3, 3, 3, cv2.BORDER_REPLICATE)
                 for k in order[:3]:
-                    t = np.ascontiguousarray(self.fine[k][2:-2, 2:-2])
-                    v = float(cv2.matchTemplate(obs, t, cv2.TM_CCOEFF_NORMED).max())
-                    fine[int(k)] = max(fine.get(int(k), -1.0), v)
+                    for t in _blurred(self.fine[k], (0.0, 0.6, 1.2, 1.8)):
+                        t = np.ascontiguousarray(t[2:-2, 2:-2])
+                        v = float(cv2.matchTemplate(obs, t, cv2.TM_CCOEFF_NORMED).max())
+                        fine[int(k)] = max(fine.get(int(k), -1.0), v)
             ranked = sorted(fine, key=lambda k: -fine[k])
             best, second = ranked[0], ranked[1]
             margin = fine[best] - fine[second]
@@ -200,6 +205,13 @@ class DeckModel:
                 fine=self.fine.astype(np.float16) if self.fine is not None else np.zeros((0,), np.float16),
                 back=self.back.astype(np.float16) if self.back is not None else np.zeros((0,), np.float16),
             )
+
+
+def _blurred(t: np.ndarray, sigmas: tuple[float, ...]):
+    """A template as sharp as enrolled and as blurred as a camera might see it (a blurred club
+    looks more like a sharp spade than like a sharp club)."""
+    for sg in sigmas:
+        yield t if sg == 0 else cv2.GaussianBlur(t, (0, 0), sg)
 
 
 def load_model(path: str | Path) -> DeckModel:
