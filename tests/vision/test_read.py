@@ -117,3 +117,20 @@ def test_model_file_round_trip_and_corruption(tmp_path, tango_model):
     np.savez(other, x=np.zeros(3))
     with pytest.raises(DeckModelError, match="not a smart-table deck model"):
         load_model(other)
+
+
+def test_held_out_drawn_deck_enrols_and_reads(tmp_path):
+    """The code-drawn deck (never used to tune anything): written out, enrolled, read on a table."""
+    from hil.decks.drawn import write_deck
+
+    write_deck(tmp_path / "deck")
+    model, _ = enroll_deck(tmp_path / "deck")
+    path = tmp_path / "drawn.deck"
+    model.save(path)
+    det = Detector(str(path))
+    total = Score()
+    for frame, truth in _boards("drawn", rounds=2):
+        total.add(score_frame(det.detect(frame), truth))
+    assert total.up_cards >= 20
+    assert total.recall >= 0.95
+    assert total.reading_accuracy >= 0.9, total.mistakes
