@@ -71,6 +71,9 @@ class HandPlay:
         self.to_act: int | None = None
         self.board_cards: list[str] = []
         self.shown: dict[int, list[str]] = {}
+        # Every card out (board and tabled hands) -> where it is, kept as cards come out: each new card
+        # is checked against it.
+        self._cards_out: dict[str, str] = {}
         self.dead = 0  # forfeited chips (Corner Pocket's out-of-turn loss), owned by no bet
         self.finished = False
         self.offences: set[int] = set(setup.prior_offences)
@@ -485,11 +488,7 @@ class HandPlay:
     # ---- the board -------------------------------------------------------------------------------
 
     def _taken(self) -> dict[str, str]:
-        taken = {c: "the board" for c in self.board_cards}
-        for seat, cards in self.shown.items():
-            for c in cards:
-                taken[c] = f"seat {seat}'s hand"
-        return taken
+        return self._cards_out
 
     def burn(self, line: int) -> list[dict]:
         if self.finished:
@@ -542,6 +541,7 @@ class HandPlay:
 
     def _deal_street(self, street: str, cards: list[str]) -> list[dict]:
         self.board_cards.extend(cards)
+        self._cards_out.update(dict.fromkeys(cards, "the board"))
         self.history.append(("board", list(cards)))
         self.street = street
         self._reset_round()
@@ -581,6 +581,7 @@ class HandPlay:
         if not self._betting_over():
             raise Rejected(f"betting is still in progress (seat {self.to_act} to act): cards are tabled at showdown")
         self.shown[seat] = check_cards(ev.get("cards"), 2, f"seat {seat}'s hole cards", self._taken())
+        self._cards_out.update(dict.fromkeys(self.shown[seat], f"seat {seat}'s hand"))
         self.history.append(("show", seat, list(self.shown[seat])))
         return []
 
