@@ -259,6 +259,7 @@ class HandPlay:
         if seat != self.to_act:
             return self._out_of_turn(seat, ev)
         ruling = None
+        # Most actions are a bare fold, check or call: ruled without building what the seat faces.
         if ev.get("to") is None and ev.get("chips") is None and ev.get("declared") is None:
             ruling = bare_ruling(ev.get("action"), self.round_in[seat], self.stacks[seat], self.current)
         if ruling is None:

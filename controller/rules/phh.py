@@ -167,7 +167,8 @@ def fast_toml(text: str) -> dict | None:
 
 def load(path: str | Path) -> PhhHand:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:  # as Path.read_text, without building a Path
+            text = fh.read()
     except OSError as exc:
         raise PhhError(f"{path}: cannot read: {exc.strerror}") from None
     data = fast_toml(text)
