@@ -645,8 +645,8 @@ def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray) -> dict:
     hsv = cv2.cvtColor(canon[y0:y1, x0:x1], cv2.COLOR_BGR2HSV)
     inked = region > 0
     hue, sat = hsv[:, :, 0][inked], hsv[:, :, 1][inked]
-    colourful = float(((sat > 70) & (hue > 12) & (hue < 165)).mean()) if inked.any() else 0.0
-    picture = colourful > 0.12
+    colourful = float(((sat > 80) & (hue > 14) & (hue < 165)).mean()) if inked.any() else 0.0
+    picture = colourful > 0.1
     if not comps:
         return {"n": 0, "red": None, "picture": picture, "contours": []}
     big = max(areas)
