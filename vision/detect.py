@@ -228,6 +228,7 @@ class Detector:
             pick = groups[0]
             if len(pick) == 1 and max(len(g) for g in groups) >= 3:
                 pick = max(groups, key=len)
+        if sizes and len(pick) >= 3:  # several clean cards agree: that is the card size
             cw, ch = np.median(np.array(pick), axis=0)
             ch = float(np.clip(ch, cw * 1.38, cw * 1.6))  # blur rounds the long side down a little
             self.card_width_hint = float(cw / scale)
@@ -237,7 +238,7 @@ class Detector:
         elif self.card_width_hint:
             cw = self.card_width_hint * scale
             ch = cw * CARD_ASPECT
-        else:
+        else:  # one or two clean blobs (maybe two touching cards) or none: the size that explains most
             cw = _size_by_fit(blobs, mask, gray)
             ch = cw * CARD_ASPECT
         rects: list[_Rect] = []
