@@ -521,7 +521,7 @@ def _size_by_fit(blobs, mask: np.ndarray, gray: np.ndarray) -> float:
     edges = (cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3))
     big = [c for c in blobs if cv2.contourArea(c) >= 150]
     total = sum(cv2.contourArea(c) for c in big) or 1.0
-    best, best_score = tries[0], -1e9
+    scores = {}
     for cw in tries:
         ch = cw * CARD_ASPECT
         explained = 0.0
@@ -538,10 +538,10 @@ def _size_by_fit(blobs, mask: np.ndarray, gray: np.ndarray) -> float:
             cv2.drawContours(blob, [c], -1, 1, -1)
             inter = float((m & blob).sum())
             explained += inter - 3.0 * float(m.sum() - inter)
-        score = explained / total
-        if score > best_score:
-            best, best_score = cw, score
-    return best
+        scores[cw] = explained / total
+    # smaller cards tile a blob without spilling too: the largest size that explains nearly as much wins
+    top = max(scores.values())
+    return max(cw for cw, sc in scores.items() if sc >= top - 0.08)
 
 
 def _unit(v):
