@@ -185,9 +185,11 @@ class DeckModel:
                         t = np.ascontiguousarray(t[2:-2, 2:-2])
                         v = float(cv2.matchTemplate(obs, t, cv2.TM_CCOEFF_NORMED).max())
                         fine[int(k)] = max(fine.get(int(k), -1.0), v)
-            ranked = sorted(fine, key=lambda k: -fine[k])
+            # the fine whole card (pip shapes) and the corner index (rank) decide together
+            both = {k: 0.5 * fine[k] + 0.5 * float(scores[k]) for k in fine}
+            ranked = sorted(both, key=lambda k: -both[k])
             best, second = ranked[0], ranked[1]
-            margin = fine[best] - fine[second]
+            margin = both[best] - both[second]
             return float(scores[best]), float(scores[best]) - margin, self.codes[best]
         return float(scores[order[0]]), float(scores[order[1]]), self.codes[int(order[0])]
 
