@@ -319,6 +319,9 @@ class TableEngine:
         p = old.positions
         dealt_in = tuple(s for s in p.dealt_in if s in self.players)
         if len(dealt_in) < 2:
+            # Players left since the misdeal: no exact replay is possible, deal a fresh hand.
+            if sum(1 for player in self.players.values() if not player.busted) < 2:
+                raise Rejected("cannot re-deal: fewer than two players are seated")
             self.hand = None
             self.previous = None
             return self._on_hand_start({"type": "hand_start"}, n)

@@ -38,7 +38,9 @@ class HandSetup:
     seats: int  # table size N (seats 1..N clockwise)
     heads_up: bool
     big_blind_ante: bool = False  # the big blind pays one ante for the table (`level` field `big_blind_ante`)
-    prior_offences: frozenset[int] = field(default_factory=frozenset)  # seats already warned for acting out of turn
+    prior_offences: frozenset[int] = field(
+        default_factory=frozenset
+    )  # seats already warned for acting out of turn
 
 
 class HandPlay:
@@ -60,7 +62,9 @@ class HandPlay:
         self._clockwise_after: dict[int, list[int]] = {}
         self.stacks: dict[int, int | None] = {s: setup.stacks.get(s) for s in self.order}
         self.total: dict[int, int] = dict.fromkeys(self.order, 0)  # chips put in this hand, antes included
-        self.antes: dict[int, int] = dict.fromkeys(self.order, 0)  # of which antes: dead money, never "uncalled"
+        self.antes: dict[int, int] = dict.fromkeys(
+            self.order, 0
+        )  # of which antes: dead money, never "uncalled"
         self.round_in: dict[int, int] = {}  # chips put in this betting round (set by `_reset_round`)
         self.folded: set[int] = set()
         # The seats not folded, clockwise: read on most lines, so kept here and rebuilt by `_fold`.
@@ -108,7 +112,9 @@ class HandPlay:
 
     def chips_in_play(self) -> int:
         """Chips in stacks of this hand's seats plus chips in the middle (conservation checks)."""
-        return sum(v or 0 for v in self.stacks.values()) + sum(self.total.values()) + self.dead + self.unawarded
+        return (
+            sum(v or 0 for v in self.stacks.values()) + sum(self.total.values()) + self.dead + self.unawarded
+        )
 
     # ---- setup -----------------------------------------------------------------------------------
 
@@ -244,15 +250,23 @@ class HandPlay:
         )
         # committed, stack, current, min_raise, min_bet, can_raise, restriction
         return Facing(
-            self.round_in[seat], self.stacks[seat], self.current, self.min_raise, self.setup.bb, can_raise,
+            self.round_in[seat],
+            self.stacks[seat],
+            self.current,
+            self.min_raise,
+            self.setup.bb,
+            can_raise,
             restriction,
         )
 
     def action(self, ev: dict, line: int) -> list[dict]:
         if self.to_act is None and ev.get("action") in ("check", "call") and not self.finished:
             seat = ev.get("seat")
-            if seat in self.stacks and self.can_act(seat) and len(self._live) >= 2 and all(
-                self.round_in[seat] >= self.round_in[s] for s in self._live
+            if (
+                seat in self.stacks
+                and self.can_act(seat)
+                and len(self._live) >= 2
+                and all(self.round_in[seat] >= self.round_in[s] for s in self._live)
             ):
                 return []  # a check when the betting is closed changes nothing
         seat = self._check_actor(ev.get("seat"))
@@ -375,7 +389,12 @@ class HandPlay:
         ruling = interpret(ev, self._facing(seat), self.profile)  # rejects what could never be done
         mode = self._out_of_turn_mode
         out: list[dict] = [
-            {"type": "out_of_turn", "seat": seat, "expected": self.to_act, "rule": self._rule("betting", "out_of_turn")}
+            {
+                "type": "out_of_turn",
+                "seat": seat,
+                "expected": self.to_act,
+                "rule": self._rule("betting", "out_of_turn"),
+            }
         ]
         if ruling.kind == "fold":
             out[0]["binding"] = True
@@ -445,7 +464,12 @@ class HandPlay:
             if stack + chips > 0:
                 self.all_in.discard(seat)
         return [
-            {"type": "uncalled_returned", "seat": seat, "amount": chips, "rule": self._rule("betting", "uncalled_bet")}
+            {
+                "type": "uncalled_returned",
+                "seat": seat,
+                "amount": chips,
+                "rule": self._rule("betting", "uncalled_bet"),
+            }
         ]
 
     def _pots_line(self) -> dict:
@@ -505,7 +529,8 @@ class HandPlay:
             raise Rejected("field 'cards' must be a non-empty list of card codes")
         check_cards(cards, len(cards), "field 'cards'", self._taken())
         if len(self._live) < 2:
-            raise Rejected(f"no board is dealt: only seat {self._live[0]} holds a hand")
+            holder = f"only seat {self._live[0]} holds a hand" if self._live else "no seat holds a live hand"
+            raise Rejected(f"no board is dealt: {holder}")
         if self.street in ("river", "showdown"):
             raise Rejected("all five board cards are already out")
         target = _NEXT[self.street]
@@ -514,7 +539,9 @@ class HandPlay:
         count = len(cards)
         if target == "flop":
             if count >= 4:
-                return self._redeal("flop", self.profile.value("board", "four_card_flop"), ("board", "four_card_flop"))
+                return self._redeal(
+                    "flop", self.profile.value("board", "four_card_flop"), ("board", "four_card_flop")
+                )
             if count != 3:
                 raise Rejected(f"a flop is 3 cards, got {count}")
         elif target == "turn":
@@ -535,7 +562,9 @@ class HandPlay:
     def _burn_check(self, street: str) -> list[dict]:
         out = []
         if self.burns == 0 and street not in self.no_burn_next:
-            out.append({"type": "burn_missing", "street": street, "rule": self._rule("board", "missing_burn")})
+            out.append(
+                {"type": "burn_missing", "street": street, "rule": self._rule("board", "missing_burn")}
+            )
         self.no_burn_next.discard(street)
         self.burns = 0
         return out
@@ -562,7 +591,9 @@ class HandPlay:
         else:
             self.no_burn_next.add(street)
         self.burns = 0
-        return [{"type": "board_redeal", "street": street, "procedure": procedure, "rule": self._rule(*setting)}]
+        return [
+            {"type": "board_redeal", "street": street, "procedure": procedure, "rule": self._rule(*setting)}
+        ]
 
     # ---- showdown --------------------------------------------------------------------------------
 
@@ -580,7 +611,9 @@ class HandPlay:
         if seat in self.shown:
             raise Rejected(f"seat {seat} has already tabled {' '.join(self.shown[seat])}")
         if not self._betting_over():
-            raise Rejected(f"betting is still in progress (seat {self.to_act} to act): cards are tabled at showdown")
+            raise Rejected(
+                f"betting is still in progress (seat {self.to_act} to act): cards are tabled at showdown"
+            )
         self.shown[seat] = check_cards(ev.get("cards"), 2, f"seat {seat}'s hole cards", self._taken())
         self._cards_out.update(dict.fromkeys(self.shown[seat], f"seat {seat}'s hand"))
         self.history.append(("show", seat, list(self.shown[seat])))
@@ -613,7 +646,12 @@ class HandPlay:
         out += self._return_uncalled()
         pots = self.pots()
         results = award_pots(
-            pots, self.shown, self.board_cards, self.button, self.n, self.profile.value("showdown", "odd_chips")
+            pots,
+            self.shown,
+            self.board_cards,
+            self.button,
+            self.n,
+            self.profile.value("showdown", "odd_chips"),
         )
         for result in results:
             if isinstance(result, Award):

@@ -67,9 +67,13 @@ def parse(data: dict, path: str) -> PhhHand:
             raise PhhError(f"{path}: field '{key}' has {len(data[key])} entries for {n} players")
     starting = [_whole(v, f"{path}: starting_stacks[{i}]") for i, v in enumerate(data["starting_stacks"])]
     antes = [_whole(v, f"{path}: antes[{i}]") or 0 for i, v in enumerate(data["antes"])]
-    blinds = [_whole(v, f"{path}: blinds_or_straddles[{i}]") or 0 for i, v in enumerate(data["blinds_or_straddles"])]
+    blinds = [
+        _whole(v, f"{path}: blinds_or_straddles[{i}]") or 0 for i, v in enumerate(data["blinds_or_straddles"])
+    ]
     if any(blinds[2:]):
-        raise PhhError(f"{path}: straddles are not supported (blinds_or_straddles = {data['blinds_or_straddles']})")
+        raise PhhError(
+            f"{path}: straddles are not supported (blinds_or_straddles = {data['blinds_or_straddles']})"
+        )
     finishing = data.get("finishing_stacks")
     if finishing is not None and (not isinstance(finishing, list) or len(finishing) != n):
         raise PhhError(f"{path}: field 'finishing_stacks' must list {n} stacks")
@@ -81,7 +85,9 @@ def parse(data: dict, path: str) -> PhhHand:
     if not all(isinstance(a, str) for a in actions):
         raise PhhError(f"{path}: field 'actions' must be strings")
     number = data.get("hand") if isinstance(data.get("hand"), int) else None
-    return PhhHand(path, [str(p) for p in players], starting, finishing, antes, blinds, min_bet, actions, number)
+    return PhhHand(
+        path, [str(p) for p in players], starting, finishing, antes, blinds, min_bet, actions, number
+    )
 
 
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
@@ -116,8 +122,8 @@ def fast_toml(text: str) -> dict | None:
         if m is None:
             return None
         key, value = m.groups()
-        if key in out:
-            return None
+        if key in out or not value:
+            return None  # a repeated key or `key =` with nothing: tomllib gives the precise message
         if value.startswith("["):
             while value.count("[") != value.count("]") or value.rstrip()[-1:] != "]":
                 if i >= len(lines) or ("#" in lines[i] and "'" not in lines[i]):
@@ -307,7 +313,9 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
             if not cards:
                 append({"type": "muck", "seat": seat})
             elif "?" not in cards:
-                append({"type": "show", "seat": seat, "cards": _split_cards(cards, _Where(hand.path, k, text))})
+                append(
+                    {"type": "show", "seat": seat, "cards": _split_cards(cards, _Where(hand.path, k, text))}
+                )
             # Unknown cards neither shown nor mucked: the hand cannot claim a contested pot.
         else:
             raise PhhError(f"{_Where(hand.path, k, text)}: unknown player action {verb!r}")
@@ -363,7 +371,9 @@ class DirectTable:
             self._stacks[ev["seat"]] = ev.get("stack")
         elif kind == "level":
             self.level = {
-                "sb": ev["sb"], "bb": ev["bb"], "ante": ev.get("ante", 0),
+                "sb": ev["sb"],
+                "bb": ev["bb"],
+                "ante": ev.get("ante", 0),
                 "big_blind_ante": bool(ev.get("big_blind_ante", False)),
             }
         elif kind == "button":
@@ -377,10 +387,18 @@ class DirectTable:
             self.hand = HandPlay(
                 self.profile,
                 HandSetup(
-                    number=self.number, button=self.button, sb_seat=sb_seat, bb_seat=bb_seat,
-                    dealt_in=order, stacks={s: self._stacks[s] for s in order},
-                    sb=self.level["sb"], bb=self.level["bb"], ante=self.level["ante"], seats=self.seats,
-                    heads_up=heads_up, big_blind_ante=self.level["big_blind_ante"],
+                    number=self.number,
+                    button=self.button,
+                    sb_seat=sb_seat,
+                    bb_seat=bb_seat,
+                    dealt_in=order,
+                    stacks={s: self._stacks[s] for s in order},
+                    sb=self.level["sb"],
+                    bb=self.level["bb"],
+                    ante=self.level["ante"],
+                    seats=self.seats,
+                    heads_up=heads_up,
+                    big_blind_ante=self.level["big_blind_ante"],
                 ),
             )
         elif kind in _HAND_LINES:
@@ -439,7 +457,9 @@ class ReplayResult:
         }
 
 
-def replay(hand: PhhHand, profile_name: str = "bluff_street", engine: str = "auto", keep: bool = False) -> ReplayResult:
+def replay(
+    hand: PhhHand, profile_name: str = "bluff_street", engine: str = "auto", keep: bool = False
+) -> ReplayResult:
     """Drive one hand through the engine; compare the final stacks with the file's."""
     lines = to_lines(hand, profile_name)
     n = len(hand.players)
@@ -457,7 +477,9 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", engine: str = "aut
                 break
         play = _current_play(probe)
         if play is None or not play.setup.big_blind_ante:
-            notes.append("the table engine does not pass big_blind_ante on: replayed through the hand logic alone")
+            notes.append(
+                "the table engine does not pass big_blind_ante on: replayed through the hand logic alone"
+            )
             table = DirectTable(profile, n)
     errors: list[str] = []
     outputs: list[dict] = []
@@ -473,8 +495,10 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", engine: str = "aut
     final = [stacks.get(s, 0) for s in range(1, n + 1)]
     finishing = hand.finishing
     fractional = finishing is not None and any(isinstance(v, float) and not v.is_integer() for v in finishing)
-    match = finishing is not None and not errors and all(
-        f is not None and float(f) == float(e) for f, e in zip(final, finishing, strict=True)
+    match = (
+        finishing is not None
+        and not errors
+        and all(f is not None and float(f) == float(e) for f, e in zip(final, finishing, strict=True))
     )
     return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs, notes)
 
@@ -496,7 +520,9 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"cannot write {value!r} as TOML")
 
 
-def hand_to_phh(play: HandPlay, names: dict[int, str] | None = None, extra: dict[str, Any] | None = None) -> str:
+def hand_to_phh(
+    play: HandPlay, names: dict[int, str] | None = None, extra: dict[str, Any] | None = None
+) -> str:
     """One finished hand as a PHH document. Players in PHH order: p1 is the first seat left of the button
     (the small blind), the button last; heads-up p1 is the big blind. Unshown hole cards are `????`."""
     setup = play.setup
@@ -540,7 +566,9 @@ def hand_to_phh(play: HandPlay, names: dict[int, str] | None = None, extra: dict
     return "".join(f"{key} = {_toml_value(value)}\n" for key, value in fields.items())
 
 
-def export_event_log(lines: list[dict | str], profile: str = "bluff_street", seats: int = 10) -> list[tuple[int, str]]:
+def export_event_log(
+    lines: list[dict | str], profile: str = "bluff_street", seats: int = 10
+) -> list[tuple[int, str]]:
     """Play a table's recorded input lines through the engine; (hand number, PHH text) per finished hand.
     Misdealt hands are not hands: only hands that reached `hand_end` are written."""
     first = next((x for x in lines if isinstance(x, dict) and x.get("type") == "table"), None)
@@ -558,7 +586,12 @@ def export_event_log(lines: list[dict | str], profile: str = "bluff_street", sea
         is_end = (isinstance(line, dict) and line.get("type") == "hand_end") or (
             isinstance(line, str) and '"hand_end"' in line
         )
-        if is_end and before is not None and before.finished and not any(o.get("type") == "error" for o in out):
+        if (
+            is_end
+            and before is not None
+            and before.finished
+            and not any(o.get("type") == "error" for o in out)
+        ):
             hands.append((before.setup.number, hand_to_phh(before, names, {"_profile": profile})))
     return hands
 

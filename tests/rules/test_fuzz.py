@@ -93,3 +93,31 @@ def test_no_line_sequence_causes_an_internal_error(profile, events):
             assert "internal error" not in line.get("message", ""), (text, line)
         if out and all(line["type"] == "error" for line in out):
             assert engine.snapshot() == before, text
+
+
+def test_board_after_every_hand_was_killed_is_refused_not_a_crash():
+    engine = TableEngine("corner_pocket", 6)
+    for line in (
+        {"type": "seat", "seat": 1, "player": "A", "stack": 1000},
+        {"type": "seat", "seat": 2, "player": "B", "stack": 1000},
+        {"type": "level", "sb": 5, "bb": 10},
+        {"type": "hand_start"},
+        {"type": "time_expired", "seat": 2},
+        {"type": "time_expired", "seat": 1},
+    ):
+        engine.feed(json.dumps(line))
+    out = engine.feed(json.dumps({"type": "board", "cards": ["2c", "3d", "4h"]}), 99)
+    assert out[0]["type"] == "error" and "no seat holds a live hand" in out[0]["message"]
+
+
+def test_phh_file_with_an_empty_value_is_a_phh_error(tmp_path):
+    from controller.rules.phh import PhhError, load
+
+    bad = tmp_path / "bad.phh"
+    bad.write_text("variant = 'NT'\nantes =\n")
+    try:
+        load(bad)
+    except PhhError as exc:
+        assert "bad.phh" in str(exc)
+    else:
+        raise AssertionError("an empty value must be refused")

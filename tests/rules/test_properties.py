@@ -92,7 +92,7 @@ def test_big_blind_advances_to_the_next_player_due_and_never_twice(session):
             # blind position (unless the positions had to be rebuilt coming out of heads-up).
             sb_position = hand["sb"] if hand["sb"] is not None else hand["dead_sb_seat"]
             prev_sb_position = prev["sb"] if prev["sb"] is not None else prev["dead_sb_seat"]
-            if sb_position == prev["bb"]:
+            if sb_position == prev["bb"] and prev_sb_position != hand["bb"]:
                 assert hand["button"] == prev_sb_position
         if len(dealt) == 2:
             assert hand["button"] == hand["sb"] and hand["first_card"] == hand["bb"]
