@@ -117,6 +117,7 @@ def cmd_detect(args) -> int:
             print(json.dumps({"image": path, "error": err}), flush=True)
             _err(f"detect: {path}: {err}")
             continue
+        detector.card_width_hint = None  # each image may come from another camera or distance
         try:
             result = detector.detect(frame)
         except (cv2.error, ValueError) as exc:

@@ -241,6 +241,8 @@ class Detector:
         else:  # one or two clean blobs (maybe two touching cards) or none: the size that explains most
             cw = _size_by_fit(blobs, mask, gray)
             ch = cw * CARD_ASPECT
+            if blobs:
+                self.card_width_hint = float(cw / scale)  # the same camera next frame: no need to search
         rects: list[_Rect] = []
         leftovers = []
         edges = None
