@@ -264,12 +264,7 @@ class TableEngine:
         for key in ("hands", "minutes"):
             if ev.get(key):
                 line[key] = ev[key]
-        line["rule"] = {
-            "cool_mule": "cool_mule:11.a",
-            "bar_league": "bar_league:Minor Penalties",
-            "dragons_den": "dragons_den:40",
-            "corner_pocket": "corner_pocket:Penalty Situations.A",
-        }.get(self.profile.name, "bluff_street:58")
+        line["rule"] = self.profile.rule("conduct", "time_penalty")
         return [line]
 
     def _occupied(self, seat: int) -> Player:
@@ -673,16 +668,13 @@ class TableEngine:
         h = self._current("time_expired")
         if ev["seat"] not in h.play.live:
             raise Rejected(f"seat {ev['seat']} holds no live hand")
-        line = {"type": "dead_hand", "seat": ev["seat"], "reason": "clock", "rule": self._clock_rule()}
+        line = {
+            "type": "dead_hand",
+            "seat": ev["seat"],
+            "reason": "clock",
+            "rule": self.profile.rule("conduct", "clock_expired"),
+        }
         return [line, *h.play.kill(ev["seat"], "clock")]
-
-    def _clock_rule(self) -> str:
-        return {
-            "cool_mule": "cool_mule:12.i",
-            "bar_league": "bar_league:Calling a Clock",
-            "dragons_den": "dragons_den:20",
-            "corner_pocket": "corner_pocket:Call for a Clock.B",
-        }.get(self.profile.name, "bluff_street:25")
 
     def _on_hand_end(self, ev: dict, n: int) -> list[dict]:
         h = self.hand
@@ -718,10 +710,7 @@ class TableEngine:
         if busted:
             remaining = len(self.players)
             busted.sort(key=lambda s: h.start_stacks.get(s) or 0, reverse=True)
-            place_rule = {
-                "cool_mule": "cool_mule:12.d",
-                "corner_pocket": "corner_pocket:General Rules.B",
-            }.get(self.profile.name, "cool_mule:12.d")
+            place_rule = self.profile.rule("conduct", "elimination_order")
             for i, seat in enumerate(busted):
                 place = remaining - len(busted) + 1 + i
                 out.append(

@@ -49,6 +49,11 @@ SCHEMA = {
             bool, doc="an absent player is dealt in; the hand is dead once the deal is done"
         ),
     },
+    "conduct": {
+        "clock_expired": Spec(str, ("dead_hand",), doc="a player on the clock who does not act in time"),
+        "time_penalty": Spec(str, ("away_dealt_in",), doc="a penalised player is dealt in, the hand dead"),
+        "elimination_order": Spec(str, ("bigger_start_stack_higher",)),
+    },
     "registration": {
         "minimum_age": Spec(int, minimum=0),
         "late_arrival_minutes": Spec(int, minimum=0, doc="0: no deadline; else minutes after the first deal"),
