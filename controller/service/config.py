@@ -69,6 +69,8 @@ class DevicesConfig:
     camera_stall_seconds: float = 10.0
     # frames per second read from the camera (the simulated one renders at this rate)
     camera_fps: float = 10.0
+    # consecutive frames a card must be seen in before it becomes an event (2 still ignores a flicker)
+    camera_debounce_frames: int = 3
     # size of the simulated camera's frames
     sim_width: int = 1280
     sim_height: int = 720
@@ -230,6 +232,10 @@ def _check_values(cfg: Config) -> list[str]:
         p.append(f"devices.camera_stall_seconds: must be > 0, got {d.camera_stall_seconds}")
     if not 0 < d.camera_fps <= 120:
         p.append(f"devices.camera_fps: must be in (0, 120], got {d.camera_fps}")
+    if not 2 <= d.camera_debounce_frames <= 30:
+        p.append(
+            f"devices.camera_debounce_frames: must be 2..30 (one frame would turn a flicker into an event), got {d.camera_debounce_frames}"
+        )
     if not (160 <= d.sim_width <= 4096 and 120 <= d.sim_height <= 4096):
         p.append(f"devices.sim_width/sim_height: {d.sim_width}x{d.sim_height} is not a usable frame size")
     ci = cfg.checkin

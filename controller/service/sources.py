@@ -123,7 +123,7 @@ class CameraSource:
                     else:
                         height, width = frame.shape[:2]
                         layout = default_layout(self.cfg.table.seats, width, height)
-                    self.tracker = Tracker(layout, debounce_frames=3)
+                    self.tracker = Tracker(layout, debounce_frames=self.cfg.devices.camera_debounce_frames)
                 lines = await asyncio.to_thread(self._update, frame, t)
                 for line in lines:
                     await emit(line, "in")

@@ -77,3 +77,11 @@ def test_replace_keeps_validation():
     assert cfg.table.seats == 6
     with pytest.raises(ConfigError, match=r"table\.seats"):
         cfg.replace(table={"seats": 1})
+
+
+def test_camera_debounce_is_configurable_but_never_a_single_frame():
+    assert (
+        parse_config({"devices": {"camera_debounce_frames": 2}}, "t.toml").devices.camera_debounce_frames == 2
+    )
+    with pytest.raises(ConfigError, match=r"devices\.camera_debounce_frames: must be 2\.\.30"):
+        parse_config({"devices": {"camera_debounce_frames": 1}}, "t.toml")
