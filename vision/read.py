@@ -30,6 +30,7 @@ ALL_CODES = tuple(r + s for r in RANKS for s in SUITS)
 MODEL_VERSION = 1
 T_W, T_H = 30, 42  # whole-card template size
 F_W, F_H = 50, 70  # finer whole-card template, to tell look-alikes apart (3c/3s)
+BIGIDX = 1.5  # a corner suit symbol this much bigger than the pips is read alone (pips blur first)
 IDX_BOX = (0, 0, 26, 46)  # x0, y0, x1, y1 of the corner index in the canonical card
 
 
@@ -448,16 +449,19 @@ class BuiltinReader:
         ink_light = ink
         full_visible = visible.mean() > 250
         # index: whichever corner is visible
-        idx = None
+        # index: every corner in view votes (the two corners of one card agree; a blurred or
+        # half-shaded one is outvoted or at least averaged)
+        seen = []
         for rot in (False, True):
             v = visible[::-1, ::-1] if rot else visible
             if v[2:44, 2:24].mean() > 250:
                 i = ink_light[::-1, ::-1] if rot else ink_light
                 r = red[::-1, ::-1] if rot else red
                 st = ink[::-1, ::-1] if rot else ink
-                idx = _read_index(np.ascontiguousarray(i), np.ascontiguousarray(r), np.ascontiguousarray(st))
-                if idx is not None:
-                    break
+                one = _read_index(np.ascontiguousarray(i), np.ascontiguousarray(r), np.ascontiguousarray(st))
+                if one is not None:
+                    seen.append(one)
+        idx = _merge_indices(seen)
         pips = _pips(ink, red, canon) if full_visible else None
         # colour
         is_red = None
@@ -467,10 +471,16 @@ class BuiltinReader:
             is_red = idx["red"]
         if is_red is None:
             return None, 0.2
-        shapes = (pips["contours"] if pips and not pips["picture"] else []) + (
-            [idx["suit"]] if idx and idx["suit"] is not None else []
-        )
-        suit, suit_conf = _suit_from_shapes(shapes, is_red)
+        idx_suits = idx["suits"] if idx else []
+        shapes = (pips["contours"] if pips and not pips["picture"] else []) + idx_suits
+        if idx_suits and pips and pips["contours"] and not pips["picture"]:
+            # a blurred small pip loses its shape first: corner symbols much bigger than the
+            # pips (some decks print a large one under the rank) are trusted alone
+            pip_area = float(np.median([cv2.contourArea(c) for c in pips["contours"]]))
+            if min(cv2.contourArea(c) for c in idx_suits) > BIGIDX * pip_area:
+                shapes = idx_suits
+        only_index = all(any(c is i for i in idx_suits) for c in shapes)
+        suit, suit_conf = _suit_from_shapes(shapes, is_red, only_index)
         # rank
         glyph_scores = idx["rank_scores"] if idx else None
         rank, rank_conf = None, 0.0
@@ -544,8 +554,33 @@ def _read_index(ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = No
     core = rank_mask if strict is None else rank_mask & (strict[y0:y1, x0:x1] > 0)
     if not core.any():
         core = rank_mask
-    is_red = float(red[y0:y1, x0:x1][core].mean()) > 0.35
-    return {"rank_scores": rank_scores, "suit": suit, "red": is_red, "court": _court_rank(rank_mask)}
+    red_share = float(red[y0:y1, x0:x1][core].mean())
+    return {
+        "rank_scores": rank_scores,
+        "suit": suit,
+        "red": red_share > 0.35,
+        "red_share": red_share,
+        "court": _court_rank(rank_mask),
+    }
+
+
+def _merge_indices(seen: list[dict]) -> dict | None:
+    """One reading from the corner indices in view: glyph scores and redness averaged, suit
+    symbols pooled, the court letter rule kept where the corners agree."""
+    if not seen:
+        return None
+    ranks = set().union(*(i["rank_scores"] for i in seen))
+    scores = {r: float(np.mean([i["rank_scores"].get(r, 0.0) for i in seen])) for r in ranks}
+    red_share = float(np.mean([i["red_share"] for i in seen]))
+    courts = {i["court"] for i in seen}
+    return {
+        "rank_scores": scores,
+        "suits": [i["suit"] for i in seen if i["suit"] is not None],
+        "suit": next((i["suit"] for i in seen if i["suit"] is not None), None),
+        "red": red_share > 0.35,
+        "red_share": red_share,
+        "court": courts.pop() if len(courts) == 1 else None,
+    }
 
 
 def _court_rank(rank_mask: np.ndarray) -> str | None:
@@ -612,7 +647,7 @@ def _shape_stats(contour: np.ndarray) -> tuple[float, float]:
     return solidity, depth
 
 
-def _suit_from_shapes(shapes: list, is_red: bool) -> tuple[str, float]:
+def _suit_from_shapes(shapes: list, is_red: bool, only_index: bool = False) -> tuple[str, float]:
     """Suit from pip/index symbols of a known colour.
 
     Heart or diamond: a heart has a notch (a deep concavity) where its lobes meet, a diamond none.
@@ -629,7 +664,7 @@ def _suit_from_shapes(shapes: list, is_red: bool) -> tuple[str, float]:
         agree = max(sum(votes), len(votes) - sum(votes)) / len(votes)
     else:
         sol = float(np.median([s for s, _ in stats]))
-        limit = 0.885 if len(stats) > 1 else 0.93  # pips, or only the (larger, bolder) index symbol
+        limit = 0.93 if only_index else 0.885  # the index symbol is bolder than a pip
         suit = "c" if sol < limit else "s"
         agree = min(1.0, 0.5 + abs(sol - limit) * 10)
     return suit, agree
