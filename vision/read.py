@@ -31,6 +31,8 @@ MODEL_VERSION = 1
 T_W, T_H = 30, 42  # whole-card template size
 F_W, F_H = 50, 70  # finer whole-card template, to tell look-alikes apart (3c/3s)
 BIGIDX = 1.5  # a corner suit symbol this much bigger than the pips is read alone (pips blur first)
+INDEX_RED = 0.19  # redness of the index's darkest pixels above which the card is red
+INDEX_INK = (2, 2, 24, 46)  # x0, y0, x1, y1 where the index's ink is looked at for its colour
 IDX_BOX = (0, 0, 26, 46)  # x0, y0, x1, y1 of the corner index in the canonical card
 
 
@@ -460,6 +462,7 @@ class BuiltinReader:
                 st = ink[::-1, ::-1] if rot else ink
                 one = _read_index(np.ascontiguousarray(i), np.ascontiguousarray(r), np.ascontiguousarray(st))
                 if one is not None:
+                    one["red_share"] = _index_redness(canon[::-1, ::-1] if rot else canon)
                     seen.append(one)
         idx = _merge_indices(seen)
         pips = _pips(ink, red, canon) if full_visible else None
@@ -564,6 +567,17 @@ def _read_index(ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = No
     }
 
 
+def _index_redness(canon: np.ndarray) -> float:
+    """How red the darkest pixels of the corner index are: red minus the other two channels,
+    relative to brightness. A small blurred red letter is too pale for a saturation test, but
+    its darkest pixels stay red; black ink under a tinted light stays near zero."""
+    x0, y0, x1, y1 = INDEX_INK
+    b, g, r = (canon[y0:y1, x0:x1, i].astype(np.float32) for i in range(3))
+    v = (b + g + r) / 3
+    darkest = v <= np.percentile(v, 15)
+    return float(((r - (b + g) / 2) / (v + 1.0))[darkest].mean())
+
+
 def _merge_indices(seen: list[dict]) -> dict | None:
     """One reading from the corner indices in view: glyph scores and redness averaged, suit
     symbols pooled, the court letter rule kept where the corners agree."""
@@ -577,7 +591,7 @@ def _merge_indices(seen: list[dict]) -> dict | None:
         "rank_scores": scores,
         "suits": [i["suit"] for i in seen if i["suit"] is not None],
         "suit": next((i["suit"] for i in seen if i["suit"] is not None), None),
-        "red": red_share > 0.35,
+        "red": red_share > INDEX_RED,
         "red_share": red_share,
         "court": courts.pop() if len(courts) == 1 else None,
     }

@@ -134,3 +134,21 @@ def test_held_out_drawn_deck_enrols_and_reads(tmp_path):
     assert total.up_cards >= 20
     assert total.recall >= 0.95
     assert total.reading_accuracy >= 0.9, total.mistakes
+
+
+def test_builtin_reader_tells_red_court_cards_from_black_on_the_held_out_deck():
+    """A court card's colour comes from its small corner index alone (the picture is every
+    colour): a blurred red letter must still count as red, black ink under tinted light as black."""
+    det = Detector()
+    right = 0
+    for r, codes in enumerate((["Jc", "Jd", "Jh", "Js", "Qc", "Qd"], ["Qh", "Qs", "Kc", "Kd", "Kh", "Ks"])):
+        scene = TableScene(seats=6, deck="drawn")
+        for seat, code in enumerate(codes, start=1):
+            c, a = seat_card_pose(6, seat, 0)
+            scene.cards.append(CardPlacement(c, a, code, True, seat=seat, zone="seat"))
+        frame, truth = render(scene, W, H, seed=r)
+        found = det.detect(frame).cards
+        for t in truth["cards"]:
+            c = min(found, key=lambda c: float(np.linalg.norm(np.array(c.center) - t["center"])))
+            right += c.code is not None and (c.code[1] in "hd") == (t["code"][1] in "hd")
+    assert right >= 11
