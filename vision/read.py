@@ -466,6 +466,12 @@ class BuiltinReader:
                     seen.append(one)
         idx = _merge_indices(seen)
         pips = _pips(ink, red, canon) if full_visible else None
+        part = None
+        if pips is None and visible.mean() > 60:
+            # a half-hidden card: the pips in view (away from the covering card's edge)
+            seen_px = cv2.erode((visible > 128).astype(np.uint8), np.ones((9, 9), np.uint8))
+            part = _pips(ink & seen_px, red, canon)
+            part["seen"] = seen_px
         # colour
         is_red = None
         if pips is not None and pips["n"] > 0 and not pips["picture"]:
@@ -476,6 +482,8 @@ class BuiltinReader:
             return None, 0.2
         idx_suits = idx["suits"] if idx else []
         shapes = (pips["contours"] if pips and not pips["picture"] else []) + idx_suits
+        if part is not None and not part["picture"]:
+            shapes = part["contours"] + idx_suits
         if idx_suits and pips and pips["contours"] and not pips["picture"]:
             # a blurred small pip loses its shape first: corner symbols much bigger than the
             # pips (some decks print a large one under the rank) are trusted alone
@@ -497,12 +505,62 @@ class BuiltinReader:
             rank_conf = 0.9
             if glyph_scores and glyph_scores.get(rank, 0) < 0.3 and pips["n"] != 1:
                 rank_conf = 0.6
+        if rank is None and part is not None and idx is not None:
+            rank = _rank_from_visible_pips(part, glyph_scores)
+            rank_conf = 0.5
         if rank is None and glyph_scores:
             rank = max(glyph_scores, key=glyph_scores.get)
             rank_conf = 0.5
         if rank is None:
             return None, 0.2
         return rank + suit, round(min(0.99, rank_conf * (0.5 + suit_conf / 2)), 3)
+
+
+# the usual places of the pips (x, y as fractions of the card) of A and 2..10
+PIP_LAYOUTS = {
+    1: [(0.5, 0.5)],
+    2: [(0.5, 0.2), (0.5, 0.8)],
+    3: [(0.5, 0.2), (0.5, 0.5), (0.5, 0.8)],
+    4: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.8), (0.7, 0.8)],
+    5: [(0.3, 0.2), (0.7, 0.2), (0.5, 0.5), (0.3, 0.8), (0.7, 0.8)],
+    6: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.5), (0.7, 0.5), (0.3, 0.8), (0.7, 0.8)],
+    7: [(0.3, 0.2), (0.7, 0.2), (0.5, 0.35), (0.3, 0.5), (0.7, 0.5), (0.3, 0.8), (0.7, 0.8)],
+    8: [(0.3, 0.2), (0.7, 0.2), (0.5, 0.35), (0.3, 0.5), (0.7, 0.5), (0.5, 0.65), (0.3, 0.8), (0.7, 0.8)],
+    9: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.4), (0.7, 0.4), (0.5, 0.5), (0.3, 0.6), (0.7, 0.6), (0.3, 0.8), (0.7, 0.8)],
+    10: [
+        (0.3, 0.2), (0.7, 0.2), (0.5, 0.3), (0.3, 0.4), (0.7, 0.4),
+        (0.3, 0.6), (0.7, 0.6), (0.5, 0.7), (0.3, 0.8), (0.7, 0.8),
+    ],
+}  # fmt: skip
+
+
+def _rank_from_visible_pips(part: dict, glyph_scores: dict | None) -> str | None:
+    """Rank of a half-hidden card: the pips in view compared with how many of each rank's usual
+    pips would be in view, the index glyph settling what the count leaves open (a court card's
+    picture shows as a picture)."""
+    seen = part["seen"]
+    glyph = glyph_scores or {}
+    if part["picture"]:
+        return max("JQK", key=lambda r: glyph.get(r, -9.0))
+    obs = np.array(part["centres"], np.float64).reshape(-1, 2)
+    h, w = seen.shape
+    best, best_score = None, -1e9
+    for n, layout in PIP_LAYOUTS.items():
+        rank = {1: "A", 10: "T"}.get(n, str(n))
+        fit = -1e9
+        for pts in (np.array(layout), 1.0 - np.array(layout)):
+            xs = np.clip((pts[:, 0] * w).astype(int), 0, w - 1)
+            ys = np.clip((pts[:, 1] * h).astype(int), 0, h - 1)
+            exp = pts[seen[ys, xs] > 0]
+            cost = abs(len(exp) - len(obs))
+            if len(exp) and len(obs):
+                dist = np.linalg.norm(obs[:, None, :] - exp[None, :, :], axis=2)
+                cost += 3.0 * float(dist.min(axis=1).mean())
+            fit = max(fit, -cost)
+        score = fit + glyph.get(rank, 0.0)
+        if score > best_score:
+            best, best_score = rank, score
+    return best
 
 
 def _ink(canon: np.ndarray, level: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
@@ -699,7 +757,7 @@ def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray) -> dict:
     colourful = float(((sat > 80) & (hue > 14) & (hue < 165)).mean()) if inked.any() else 0.0
     picture = colourful > 0.1
     if not comps:
-        return {"n": 0, "red": None, "picture": picture, "contours": []}
+        return {"n": 0, "red": None, "picture": picture, "contours": [], "centres": []}
     big = max(areas)
     med = float(np.median([a for a in areas if a > 0.25 * big]))
     pip_ids = [k for k in comps if 0.4 * med <= stats[k, cv2.CC_STAT_AREA] <= 2.2 * med]
@@ -721,4 +779,11 @@ def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray) -> dict:
         cs, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         if cs:
             contours.append(max(cs, key=cv2.contourArea))
-    return {"n": len(pip_ids), "red": redness > 0.35, "picture": picture, "contours": contours}
+    centres = [((cents[k][0] + x0) / w, (cents[k][1] + y0) / h) for k in pip_ids]
+    return {
+        "n": len(pip_ids),
+        "red": redness > 0.35,
+        "picture": picture,
+        "contours": contours,
+        "centres": centres,
+    }
