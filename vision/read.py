@@ -33,6 +33,7 @@ F_W, F_H = 50, 70  # finer whole-card template, to tell look-alikes apart (3c/3s
 BIGIDX = 1.5  # a corner suit symbol this much bigger than the pips is read alone (pips blur first)
 INDEX_RED = 0.19  # redness of the index's darkest pixels above which the card is red
 INDEX_INK = (2, 2, 24, 46)  # x0, y0, x1, y1 where the index's ink is looked at for its colour
+EDGE = 0.5  # a piece of the index box's top/left edge smaller than this share of the biggest is not ink
 IDX_BOX = (0, 0, 26, 46)  # x0, y0, x1, y1 of the corner index in the canonical card
 
 
@@ -587,6 +588,16 @@ def _read_index(ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = No
     comps = [k for k in range(1, n) if usable(k)]
     if not comps:
         return None
+    # felt or shadow caught in the card's rounded corner: small, touching the top or left edge
+    biggest = max(stats[k, cv2.CC_STAT_AREA] for k in comps)
+    comps = [
+        k
+        for k in comps
+        if not (
+            (stats[k, cv2.CC_STAT_LEFT] == 0 or stats[k, cv2.CC_STAT_TOP] == 0)
+            and stats[k, cv2.CC_STAT_AREA] < EDGE * biggest
+        )
+    ] or comps
     comps.sort(key=lambda k: stats[k, cv2.CC_STAT_TOP])
     top = stats[comps[0], cv2.CC_STAT_TOP]
     th = stats[comps[0], cv2.CC_STAT_HEIGHT]
