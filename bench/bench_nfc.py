@@ -94,16 +94,7 @@ async def run_ntag(
     await asyncio.sleep(0.1)
     for pid in players:
         seat = registry.assignment("E1", pid)
-        table = tables.setdefault(
-            seat.table_id,
-            TableCheckIn(
-                registry,
-                venue="cool_mule",
-                table_id=seat.table_id,
-                event_id="E1",
-                verifier=CardVerifier(keys),
-            ),
-        )
+        table = table_for(tables, registry, keys, seat.table_id)
         t0 = time.perf_counter()
         reader.present(cards[pid])
         tap = await anext(taps)
@@ -118,6 +109,15 @@ async def run_ntag(
         await asyncio.sleep(0.12)  # card taken away; the reader notices before the next player
     await taps.aclose()
     return {"total": total, "nfc": nfc_part, "checkin": logic}
+
+
+def table_for(tables: dict, registry: Registry, keys, table_id: str) -> TableCheckIn:
+    """One check-in desk per table of the event, made on the first tap there."""
+    if table_id not in tables:
+        tables[table_id] = TableCheckIn(
+            registry, venue="cool_mule", table_id=table_id, event_id="E1", verifier=CardVerifier(keys)
+        )
+    return tables[table_id]
 
 
 def free_udp_port() -> int:
@@ -136,16 +136,7 @@ async def run_udp(registry: Registry, keys, players: list[str]) -> dict[str, lis
         emulator.load_message(encode_card(emulator.uid, pid, keys))
         registry.issue_card(emulator.uid, pid, "cool_mule", keys.current, now=NOW)
         seat = registry.assignment("E1", pid)
-        table = tables.setdefault(
-            seat.table_id,
-            TableCheckIn(
-                registry,
-                venue="cool_mule",
-                table_id=seat.table_id,
-                event_id="E1",
-                verifier=CardVerifier(keys),
-            ),
-        )
+        table = table_for(tables, registry, keys, seat.table_id)
         t0 = time.perf_counter()
         emulator.start()
         tap = await anext(taps)
