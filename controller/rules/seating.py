@@ -103,6 +103,35 @@ def _dealer_seat(button: int, dealt: set[int], seats: int) -> int:
     return button
 
 
+def _positions(
+    button: int,
+    sb_position: int,
+    bb: int,
+    dealt: set[int],
+    seats: int,
+    rules: dict[str, str],
+    sitting: dict[int, str] | None = None,
+    heads_up: bool = False,
+) -> Positions:
+    """The one place a hand's positions are assembled: the small blind is posted only when its seat is
+    dealt in, the button is dead when its seat is not, and the dealer and dealing order follow."""
+    sb = sb_position if sb_position in dealt else None
+    order = _dealing_order(button, dealt, seats, heads_up, bb)
+    return Positions(
+        button=button,
+        sb=sb,
+        bb=bb,
+        dead_button=button not in dealt,
+        dead_sb_seat=None if sb is not None else sb_position,
+        dealer=_dealer_seat(button, dealt, seats),
+        first_card=order[0],
+        dealt_in=order,
+        sitting_out=tuple(sorted((sitting or {}).items())),
+        heads_up=heads_up,
+        rules=rules,
+    )
+
+
 def compute_positions(
     profile: Profile,
     seats: int,
@@ -166,22 +195,7 @@ def compute_positions(
         button_pos = _previous_seat(sb_pos, eligible, seats)
         sitting = {s: r for s, r in sitting.items() if s not in (sb_pos, button_pos)}
         eligible = live - set(sitting)
-    sb = sb_pos if sb_pos in eligible else None
-    dealt = set(eligible)
-    order = _dealing_order(button_pos, dealt, seats, False, bb)
-    return Positions(
-        button=button_pos,
-        sb=sb,
-        bb=bb,
-        dead_button=button_pos not in dealt,
-        dead_sb_seat=None if sb is not None else sb_pos,
-        dealer=_dealer_seat(button_pos, dealt, seats),
-        first_card=order[0],
-        dealt_in=order,
-        sitting_out=tuple(sorted(sitting.items())),
-        heads_up=False,
-        rules=rules,
-    )
+    return _positions(button_pos, sb_pos, bb, set(eligible), seats, rules, sitting)
 
 
 def _previous_seat(seat: int, among: set[int], seats: int) -> int:
@@ -206,24 +220,9 @@ def _fresh_positions(
             button = next(s for s in clockwise(button, seats) if s in live)
         bb = next(s for s in live if s != button)
         rules["button"] = profile.rule("seating", "heads_up_button_posts_sb")
-        order = _dealing_order(button, live, seats, True, bb)
-        return Positions(button, button, bb, False, None, button, order[0], order, (), True, rules)
+        return _positions(button, button, bb, live, seats, rules, heads_up=True)
     after = [s for s in clockwise(button, seats) if s in live and s != button]
-    sb, bb = after[0], after[1]
-    order = _dealing_order(button, live, seats, False, bb)
-    return Positions(
-        button=button,
-        sb=sb,
-        bb=bb,
-        dead_button=button not in live,
-        dead_sb_seat=None,
-        dealer=_dealer_seat(button, live, seats),
-        first_card=order[0],
-        dealt_in=order,
-        sitting_out=(),
-        heads_up=False,
-        rules=rules,
-    )
+    return _positions(button, after[0], after[1], live, seats, rules)
 
 
 def _heads_up(
@@ -245,17 +244,4 @@ def _heads_up(
         raise PositionError("fewer than two players can be dealt in this hand")
     button = next(s for s in live if s != bb)
     rules["button"] = profile.rule("seating", "heads_up_no_double_bb")
-    order = _dealing_order(button, live, seats, True, bb)
-    return Positions(
-        button=button,
-        sb=button,
-        bb=bb,
-        dead_button=False,
-        dead_sb_seat=None,
-        dealer=button,
-        first_card=order[0],
-        dealt_in=order,
-        sitting_out=tuple(sorted((sitting or {}).items())),
-        heads_up=True,
-        rules=rules,
-    )
+    return _positions(button, button, bb, live, seats, rules, sitting, heads_up=True)

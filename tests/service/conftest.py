@@ -16,20 +16,14 @@ from typing import Any
 import pytest
 
 from controller.service.config import Config, parse_config
+from tests.rules.tablekit import SPEC_INPUT
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 REPO = Path(__file__).resolve().parents[2]
 
 # The worked example of the protocol spec: four players, a first card flashed in the deal.
-HAND = [
-    {"type": "seat", "seat": 1, "player": "A", "stack": 20000},
-    {"type": "seat", "seat": 2, "player": "B", "stack": 20000},
-    {"type": "seat", "seat": 4, "player": "C", "stack": 20000},
-    {"type": "seat", "seat": 5, "player": "D", "stack": 20000},
-    {"type": "level", "sb": 50, "bb": 100},
-    {"type": "hand_start"},
-]
-FLASH = {"type": "deal", "seat": 2, "card": "Kd"}
+HAND = SPEC_INPUT[1:-1]
+FLASH = SPEC_INPUT[-1]
 
 
 def free_port() -> int:
