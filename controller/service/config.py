@@ -65,6 +65,8 @@ class DevicesConfig:
     nfc: str = "sim:table"
     # camera layout file (vision.layout); empty: the default layout for the seat count
     layout: str = ""
+    # the venue's enrolled deck (`smart-table vision enroll`); empty: the built-in recogniser
+    deck: str = ""
     # seconds without a frame before the camera is reported degraded
     camera_stall_seconds: float = 10.0
     # frames per second read from the camera (the simulated one renders at this rate)
@@ -228,6 +230,8 @@ def _check_values(cfg: Config) -> list[str]:
         p.append(f'devices.nfc: {d.nfc!r}: the simulated reader is written "sim:<name>"')
     if d.layout and not Path(d.layout).is_file():
         p.append(f"devices.layout: file {d.layout!r} does not exist")
+    if d.deck and not Path(d.deck).is_file():
+        p.append(f"devices.deck: file {d.deck!r} does not exist (make it with `smart-table vision enroll`)")
     if d.camera_stall_seconds <= 0:
         p.append(f"devices.camera_stall_seconds: must be > 0, got {d.camera_stall_seconds}")
     if not 0 < d.camera_fps <= 120:

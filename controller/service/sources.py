@@ -79,6 +79,8 @@ class CameraSource:
         self._reset_hand = False
         self._pushed: asyncio.Queue[tuple[float, Any]] = asyncio.Queue(maxsize=2)
         self.tracker: Any = None
+        self.detector: Any = None
+        self.deck_problem = ""  # why devices.deck is not used, when it is not
         if self.spec == "sim":
             try:
                 from hil.camera import SimulatedCamera
@@ -108,6 +110,8 @@ class CameraSource:
             from vision.tracker import Tracker
         except ImportError as exc:
             raise Unavailable(f"vision tracker not installed ({exc})") from None
+        if self.detector is None:
+            self.detector = await asyncio.to_thread(self._open_detector)
         frames = self._sim_frames() if self.spec == "sim" else self._device_frames()
         self.last_frame = time.monotonic()
         watch = asyncio.create_task(self._watch_stall())
@@ -115,7 +119,9 @@ class CameraSource:
             async for t, frame in frames:
                 self.last_frame = time.monotonic()
                 self.frames += 1
-                if self.health.status != "ok":
+                if self.deck_problem:
+                    self.health.set("degraded", self.deck_problem)
+                elif self.health.status != "ok":
                     self.health.set("ok", f"{self.spec}: frames arriving")
                 if self.tracker is None:
                     if self.cfg.devices.layout:
@@ -123,12 +129,38 @@ class CameraSource:
                     else:
                         height, width = frame.shape[:2]
                         layout = default_layout(self.cfg.table.seats, width, height)
-                    self.tracker = Tracker(layout, debounce_frames=self.cfg.devices.camera_debounce_frames)
+                    self.detector.layout = layout
+                    self.tracker = Tracker(
+                        layout,
+                        debounce_frames=self.cfg.devices.camera_debounce_frames,
+                        detector=self.detector,
+                    )
                 lines = await asyncio.to_thread(self._update, frame, t)
                 for line in lines:
                     await emit(line, "in")
         finally:
             watch.cancel()
+
+    def _open_detector(self) -> Any:
+        """Worker thread: the venue's deck (or the built-in reader), warmed up before READY.
+
+        A deck file that cannot be used leaves the camera working on the built-in recogniser and
+        says so in its health, naming the file: reading goes on, less surely, until it is fixed.
+        """
+        from vision.detect import Detector
+        from vision.read import DeckModelError, load_model
+        from vision.warmup import warm_up
+
+        detector = Detector(track=True)
+        if self.cfg.devices.deck:
+            try:
+                detector.model = load_model(self.cfg.devices.deck)
+            except DeckModelError as exc:
+                self.deck_problem = f"devices.deck: {exc}; reading with the built-in recogniser"
+                log.warning("event=deck_unusable %s", self.deck_problem)
+        ms = warm_up(detector)
+        log.info("event=vision_ready deck=%r warm_up_ms=%.0f", self.cfg.devices.deck or "built-in", ms)
+        return detector
 
     def _update(self, frame: Any, t: float) -> list[dict[str, Any]]:
         """Worker thread: the event loop never waits for image processing."""

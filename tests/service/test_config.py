@@ -63,7 +63,7 @@ def test_dependent_settings_are_checked(tmp_path):
 
 def test_example_config_in_systemd_is_valid(tmp_path):
     text = (REPO / "systemd" / "table.toml").read_text()
-    for name in ("mqtt-password", "director-token", "venue-keys.toml", "layout.toml", "ca.crt"):
+    for name in ("mqtt-password", "director-token", "venue-keys.toml", "layout.toml", "ca.crt", "venue.deck"):
         (tmp_path / name).write_text("secret\n")
     path = tmp_path / "table.toml"
     path.write_text(text.replace("/etc/smart-table/", f"{tmp_path}/"))
