@@ -145,38 +145,41 @@ class DeckModel:
         return ReadResult("up", code if best > 0.3 else None, conf)
 
     def _match(self, canon: np.ndarray, visible: np.ndarray) -> tuple[float, float, str]:
-        scores = np.full(len(self.codes), -1.0)
+        # the whole card, in both upright orientations (the better one counts)
+        s_full = np.full(len(self.codes), -1.0)
+        corners = []  # the corner indices in view, each turned to the top-left
         for rot in (False, True):
-            img = canon[::-1, ::-1] if rot else canon
-            vis = visible[::-1, ::-1] if rot else visible
-            full, _index = self.features(np.ascontiguousarray(img))
-            vis_small = cv2.resize(np.ascontiguousarray(vis), (T_W, T_H), interpolation=cv2.INTER_AREA) > 128
-            x0, y0, x1, y1 = IDX_BOX
-            idx_vis = vis[y0:y1, x0:x1].mean() > 200
+            img = np.ascontiguousarray(canon[::-1, ::-1] if rot else canon)
+            vis = np.ascontiguousarray(visible[::-1, ::-1] if rot else visible)
+            full, _index = self.features(img)
+            vis_small = cv2.resize(vis, (T_W, T_H), interpolation=cv2.INTER_AREA) > 128
             if vis_small.mean() > 0.97:
                 f = full.ravel() - full.mean()
-                s_full = self._full_n @ (f / (np.linalg.norm(f) + 1e-6))
+                s = self._full_n @ (f / (np.linalg.norm(f) + 1e-6))
             else:
                 w = np.repeat(vis_small[:, :, None], 3, axis=2)
-                s_full = np.array([_ncc(full, t, w) for t in self.full])
-            if idx_vis:
-                # the corner index decides between look-alikes (3c/3s, 6h/6d); searched over a few
-                # pixels of shift because the card's outline is only known to a pixel or two
-                search = np.ascontiguousarray(_normalise(np.ascontiguousarray(img))[0 : y1 + 6, 0 : x1 + 6])
-                search = cv2.GaussianBlur(search, (3, 3), 0)
-                cand = np.argsort(-s_full)[:8]
-                s = s_full.copy() * 0.5
-                for k in cand:
-                    best_idx = -1.0
+                s = np.array([_ncc(full, t, w) for t in self.full])
+            s_full = np.maximum(s_full, s)
+            x0, y0, x1, y1 = IDX_BOX
+            if vis[y0:y1, x0:x1].mean() > 200:
+                search = np.ascontiguousarray(_normalise(img)[0 : y1 + 6, 0 : x1 + 6])
+                corners.append(cv2.GaussianBlur(search, (3, 3), 0))
+        scores = s_full
+        if corners:
+            # the corner index decides between look-alikes (3c/3s, 6h/6d) whichever way up the
+            # card lies (both corners carry it): searched over a few pixels of shift because the
+            # card's outline is only known to a pixel or two
+            cand = np.argsort(-s_full)[:8]
+            scores = s_full * 0.5
+            for k in cand:
+                best_idx = -1.0
+                for search in corners:
                     for t in _blurred(self.index[k], (0.0, 1.0, 2.0)):  # the camera blurs; so do we
                         t = np.ascontiguousarray(t[4:-4, 3:-3])
                         best_idx = max(
                             best_idx, float(cv2.matchTemplate(search, t, cv2.TM_CCOEFF_NORMED).max())
                         )
-                    s[k] = 0.4 * s_full[k] + 0.6 * best_idx
-            else:
-                s = s_full
-            scores = np.maximum(scores, s)
+                scores[k] = 0.4 * s_full[k] + 0.6 * best_idx
         order = np.argsort(-scores)
         if self.fine is not None and visible.mean() > 250 and scores[order[0]] - scores[order[2]] < 0.25:
             # close call between look-alikes: compare the whole card finely, allowing a small shift

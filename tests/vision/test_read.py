@@ -194,3 +194,53 @@ def test_builtin_reader_reads_half_hidden_number_cards():
             c = min(found, key=lambda c: float(np.linalg.norm(np.array(c.center) - t["center"])))
             right += c.code == t["code"]
     assert right >= 13  # of 18
+
+
+def _true_warps(frame, truth):
+    """Each face-up card warped upright from its TRUE corners (the reader alone, not detection),
+    with the mask of what other cards drawn above it leave in view."""
+    from vision.detect import CANON_H, CANON_W, _canonical_order, _overlap
+
+    polys = [np.asarray(c["corners"], np.float64) for c in truth["cards"]]
+    dst = np.float32([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]])
+    for i, c in enumerate(truth["cards"]):
+        if c["face"] != "up":
+            continue
+        m = cv2.getPerspectiveTransform(_canonical_order(polys[i]).astype(np.float32), dst)
+        canon = cv2.warpPerspective(frame, m, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR)
+        visible = np.full((CANON_H, CANON_W), 255, np.uint8)
+        for j in range(i + 1, len(polys)):
+            if _overlap(polys[i], polys[j]):
+                q = cv2.perspectiveTransform(polys[j].reshape(-1, 1, 2).astype(np.float32), m)
+                cv2.fillConvexPoly(visible, np.round(q.reshape(-1, 2)).astype(np.int32), 0)
+        yield c, canon, visible
+
+
+def _pairs(deck: str, lows: list[str], highs: list[str], seed: int = 0):
+    """Face-up hole-card pairs: lows[k] half hidden under highs[k], six seats a frame."""
+    for r in range(0, len(lows), 6):
+        scene = TableScene(seats=6, deck=deck)
+        for seat, (lo, hi) in enumerate(zip(lows[r : r + 6], highs[r : r + 6], strict=True), start=1):
+            for i, code in enumerate((lo, hi)):
+                c, a = seat_card_pose(6, seat, i)
+                scene.cards.append(CardPlacement(c, a, code, True, seat=seat, zone="seat"))
+        yield render(scene, W, H, seed=seed + r)
+
+
+def test_enrolled_reads_half_hidden_court_cards_whichever_corner_is_in_view(tmp_path):
+    """The held-out deck's court cards differ mostly by the index letter: when the corner in view
+    is the bottom one the card is read turned round, and the index must still decide."""
+    from hil.decks.drawn import write_deck
+
+    write_deck(tmp_path / "deck")
+    model, _ = enroll_deck(tmp_path / "deck")
+    lows = [r + s for s in "cdhs" for r in "JQK"]
+    highs = ["9h", "8d", "9c", "8s", "7h", "7c"] * 2
+    right, total = 0, 0
+    for frame, truth in _pairs("drawn", lows, highs):
+        for t, canon, visible in _true_warps(frame, truth):
+            if t["code"] in lows:
+                total += 1
+                right += model.read(canon, visible).code == t["code"]
+    assert total == 12
+    assert right == 12
