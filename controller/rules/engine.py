@@ -60,6 +60,9 @@ class DealState:
     boxed: int = 0
     complete: bool = False  # every seat dealt in has its two cards
     full: int = 0  # seats dealt in that hold two cards
+    # Every card so far went face down to the next seat in dealing order, one round after the other:
+    # the next such card needs no ruling (`_on_deal` takes it on its quick path).
+    in_order: bool = True
     action_started: bool = False
     absent_done: bool = False
     acted_seats: set[int] = field(default_factory=set)
@@ -408,6 +411,33 @@ class TableEngine:
     # ----------------------------------------------------------------- the deal monitor
 
     def _on_deal(self, ev: dict, n: int) -> list[dict]:
+        h = self.hand
+        if h is not None and not h.void and h.play is not None:
+            d = h.deal
+            if d.in_order and not d.action_started and not d.complete and ev.get("card") is None:
+                # The usual card: face down to the seat next in dealing order. Every check below passes
+                # for it (first card to the first seat, a seat dealt in, no card before it missing, at
+                # most two cards), so it is counted straight away.
+                order = h.positions.dealt_in
+                position = d.off_deck
+                seat = ev["seat"]
+                if position < 2 * len(order) and seat == order[position % len(order)]:
+                    if position == 0 and seat != h.positions.first_card:
+                        pass  # not the usual deal after all: ruled below
+                    else:
+                        held = d.cards.get(seat, 0)
+                        d.cards[seat] = held + 1
+                        d.off_deck = position + 1
+                        received = d.received.get(seat)
+                        if received is None:
+                            d.received[seat] = [position + 1]
+                        else:
+                            received.append(position + 1)
+                        if held == 1:
+                            d.full += 1
+                            if d.full >= len(order):
+                                return self._check_deal_complete(h)
+                        return []
         h = self._current("deal")
         d, p, prof = h.deal, h.positions, self.profile
         seat, card = ev["seat"], ev.get("card")
@@ -481,6 +511,7 @@ class TableEngine:
             if held == 1 and seat in p.dealt_in:
                 d.full += 1
         d.off_deck = position
+        d.in_order = False  # from here on every card of this hand is ruled on in full
         d.received.setdefault(seat, []).append(position)
         out.extend(self._check_deal_complete(h))
         return out
@@ -553,6 +584,7 @@ class TableEngine:
         # The card most recently dealt to the seat was flashed while the deal goes on.
         ruling = self._exposed_in_deal(h, seat, card, d.received[seat][-1])
         if ruling and ruling[0]["type"] == "replace_exposed":
+            d.in_order = False
             if d.cards[seat] == 2:
                 d.full -= 1
             d.cards[seat] -= 1
@@ -604,8 +636,13 @@ class TableEngine:
     # ----------------------------------------------------------------- play
 
     def _on_action(self, ev: dict, n: int) -> list[dict]:
-        h = self._current("action")
+        h = self.hand
+        if h is None or h.void or h.play is None:
+            h = self._current("action")  # refuses the line
         d = h.deal
+        if d.substantial:
+            # Past substantial action the deal monitor has nothing left to count: the hand rules alone.
+            return h.play.action(ev, n)
         out: list[dict] = []
         first_action = not d.action_started
         in_turn = h.play.to_act == ev["seat"]

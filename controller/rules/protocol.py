@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from controller.rules.cards import card_problem
+from controller.rules.cards import ALL_CARDS, card_problem
 from controller.rules.errors import Rejected
 
 ACTIONS = ("fold", "check", "call", "bet", "raise", "allin")
@@ -87,7 +87,11 @@ def decode(text: str) -> dict:
 def validate(ev: dict, seats: int) -> dict:
     """Check one decoded input line; returns it with defaults filled. Raises Rejected."""
     kind = ev.get("type")
-    if not isinstance(kind, str):
+    if type(kind) is str:
+        quick = _ACCEPT.get(kind)
+        if quick is not None and quick(ev, seats):
+            return ev
+    elif not isinstance(kind, str):
         raise Rejected("missing field 'type'")
     check = _VALIDATORS.get(kind)
     if check is None:
@@ -228,3 +232,96 @@ _VALIDATORS = {
 }
 
 INPUT_TYPES = tuple(_VALIDATORS)
+
+
+# ---- the usual line, accepted in one pass -------------------------------------------------------------
+#
+# Each `_accept_*` below answers True only for a line its `_v_*` above accepts without a word (and then
+# fills the same defaults); for anything else, odd or wrong, it answers False and the `_v_*` check runs,
+# naming the problem exactly as before. Plain `int` and `str` only: subclasses take the general path.
+
+_CARD_SET = ALL_CARDS
+_BETS = frozenset(("bet", "raise", "allin"))
+_ACTION_SET = frozenset(ACTIONS)
+
+
+def _accept_seat_field(ev: dict, seats: int) -> bool:
+    seat = ev.get("seat")
+    return type(seat) is int and 0 < seat <= seats
+
+
+def _accept_none(ev: dict, seats: int) -> bool:
+    return True
+
+
+def _accept_deal(ev: dict, seats: int) -> bool:
+    seat = ev.get("seat")
+    if type(seat) is not int or not 0 < seat <= seats:
+        return False
+    card = ev.get("card")
+    return card is None or (type(card) is str and card in _CARD_SET)
+
+
+def _accept_action(ev: dict, seats: int) -> bool:
+    seat = ev.get("seat")
+    if type(seat) is not int or not 0 < seat <= seats:
+        return False
+    action = ev.get("action")
+    if type(action) is not str or action not in _ACTION_SET:
+        return False
+    to = ev.get("to")
+    if to is not None and (type(to) is not int or to < (1 if action in _BETS else 0)):
+        return False
+    return ev.get("chips") is None  # chip lists: the general check
+
+
+def _accept_cards(cards: object, most: int) -> bool:
+    if type(cards) is not list or not 0 < len(cards) <= most:
+        return False
+    for card in cards:
+        if type(card) is not str or card not in _CARD_SET:
+            return False
+    return len(cards) == 1 or len(set(cards)) == len(cards)
+
+
+def _accept_board(ev: dict, seats: int) -> bool:
+    return _accept_cards(ev.get("cards"), 52)
+
+
+def _accept_show(ev: dict, seats: int) -> bool:
+    seat = ev.get("seat")
+    return type(seat) is int and 0 < seat <= seats and _accept_cards(ev.get("cards"), 2)
+
+
+def _accept_seat(ev: dict, seats: int) -> bool:
+    seat = ev.get("seat")
+    if type(seat) is not int or not 0 < seat <= seats:
+        return False
+    player = ev.get("player")
+    if type(player) is not str or not player:
+        return False
+    stack = ev.get("stack")
+    if stack is not None and (type(stack) is not int or stack < 1):
+        return False
+    moved = ev.get("moved", False)
+    if moved is not True and moved is not False:
+        return False
+    ev["moved"] = moved
+    return True
+
+
+_ACCEPT = {
+    "deal": _accept_deal,
+    "action": _accept_action,
+    "board": _accept_board,
+    "burn": _accept_none,
+    "show": _accept_show,
+    "muck": _accept_seat_field,
+    "seat": _accept_seat,
+    "button": _accept_seat_field,
+    "button_seen": _accept_seat_field,
+    "away": _accept_seat_field,
+    "back": _accept_seat_field,
+    "hand_start": _accept_none,
+    "hand_end": _accept_none,
+}
