@@ -26,6 +26,12 @@ from controller.rules.errors import Rejected
 from controller.rules.profile import Profile, load_profile
 from controller.rules.seating import Player, PositionError, Positions, compute_positions
 
+HandPlay: Any = None  # controller.rules.hand_play's, imported with the first hand (`_new_play`)
+HandSetup: Any = None
+
+_decode = protocol.decode
+_validate = protocol.validate
+
 PASSIVE = frozenset(("check", "fold"))
 CHIPS_IN = frozenset(("call", "bet", "raise", "allin"))
 
@@ -94,8 +100,13 @@ class TableEngine:
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
         self.deal_rules = self._settings(self.profile)
         self.seats = seats
-        # One handler per input type, looked up once (the engine sees tens of thousands of lines).
-        self.handlers = {kind: getattr(self, "_on_" + kind) for kind in protocol.INPUT_TYPES}
+        # One handler per input type, looked up once per class (the engine sees tens of thousands of
+        # lines, and an engine is made per PHH hand replayed): `handlers[type](self, ev, n)`.
+        handlers = type(self).__dict__.get("_handler_table")
+        if handlers is None:
+            handlers = {kind: getattr(type(self), "_on_" + kind) for kind in protocol.INPUT_TYPES}
+            type(self)._handler_table = handlers
+        self.handlers = handlers
         self.players: dict[int, Player] = {}
         self.level: Level | None = None  # the level the next hand is played at
         self.forced_button: int | None = None
@@ -109,8 +120,14 @@ class TableEngine:
 
     @staticmethod
     def _settings(profile: Profile) -> dict[str, Any]:
-        """The [deal] settings as plain values: read on every card, so looked up once."""
-        return {key: setting.value for key, setting in profile.settings["deal"].items()}
+        """The [deal] settings as plain values: read on every card, so looked up once per profile.
+        Shared by every engine on that profile: read, never written."""
+        values = profile.memo.get("deal_rules")
+        if values is None:
+            values = profile.memo["deal_rules"] = {
+                key: setting.value for key, setting in profile.settings["deal"].items()
+            }
+        return values
 
     # ----------------------------------------------------------------- public API
 
@@ -123,11 +140,11 @@ class TableEngine:
                 stripped = line.strip()
                 if not stripped or stripped.startswith("#"):
                     return []
-                ev = protocol.decode(stripped)
+                ev = _decode(stripped)
             else:
-                ev = dict(line)
-            protocol.validate(ev, self.seats)
-            return self.handlers[ev["type"]](ev, n)
+                ev = dict(line)  # the caller's dict is not touched (validation fills defaults in)
+            _validate(ev, self.seats)
+            return self.handlers[ev["type"]](self, ev, n)
         except Rejected as exc:
             return [{"type": "error", "line": n, "message": str(exc)}]
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
@@ -370,23 +387,26 @@ class TableEngine:
         return line
 
     def _new_play(self, hand: Hand) -> Any:
-        from controller.rules.hand_play import HandPlay, HandSetup
+        global HandPlay, HandSetup
+        if HandPlay is None:  # imported on the first hand, once
+            from controller.rules.hand_play import HandPlay, HandSetup
 
         p = hand.positions
+        offenders = self.offenders
         setup = HandSetup(
-            number=hand.number,
-            button=p.button,
-            sb_seat=p.sb,
-            bb_seat=p.bb,
-            dealt_in=list(p.dealt_in),
-            stacks=dict(hand.start_stacks),
-            sb=hand.level.sb,
-            bb=hand.level.bb,
-            ante=hand.level.ante,
-            seats=self.seats,
-            heads_up=p.heads_up,
-            big_blind_ante=hand.level.big_blind_ante,
-            prior_offences=frozenset(s for s in p.dealt_in if self.players[s].id in self.offenders),
+            hand.number,
+            p.button,
+            p.sb,
+            p.bb,
+            list(p.dealt_in),
+            dict(hand.start_stacks),
+            hand.level.sb,
+            hand.level.bb,
+            hand.level.ante,
+            self.seats,
+            p.heads_up,
+            hand.level.big_blind_ante,
+            frozenset(s for s in p.dealt_in if self.players[s].id in offenders) if offenders else frozenset(),
         )
         return HandPlay(self.profile, setup)
 

@@ -25,10 +25,15 @@ def uncalled(contributed: dict[int, int]) -> tuple[int, int] | None:
     """
     if len(contributed) < 2:
         return None
-    top, second = sorted(contributed.values(), reverse=True)[:2]
+    # The largest and second largest in one pass (read at the end of every betting round).
+    top_seat, top, second = 0, None, None
+    for seat, chips in contributed.items():
+        if top is None or chips > top:
+            second, top, top_seat = top, chips, seat
+        elif second is None or chips > second:
+            second = chips
     if top < 0 or top <= second:
         return None
-    top_seat = next(seat for seat, chips in contributed.items() if chips == top)
     return top_seat, top - max(second, 0)
 
 
@@ -38,11 +43,17 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
     owned by no bet) make the main pot, which every live seat can win. A layer above the smallest live contribution is a side pot among the live
     seats that reached it; chips of folded seats fill the layers they reach.
     """
+    if live:
+        # Everyone still in put in the same and nobody more: one pot (the usual case, kept fast).
+        level = contributed.get(live[0], 0)
+        for s in live:
+            if contributed.get(s, 0) != level:
+                break
+        else:
+            if max(contributed.values(), default=0) <= level:
+                amount = sum(contributed.values()) + dead
+                return [Pot(amount, tuple(live))] if amount > 0 else []
     levels = sorted({contributed.get(s, 0) for s in live})
-    if len(levels) == 1 and max(contributed.values(), default=0) <= levels[0]:
-        # Everyone still in put in the same: one pot (the usual case, kept fast).
-        amount = sum(contributed.values()) + dead
-        return [Pot(amount, tuple(live))] if amount > 0 else []
     # [amount, eligible] per pot, made into `Pot`s once complete.
     pots: list[list] = [[dead, tuple(live)]] if dead else []
     previous = 0
@@ -75,7 +86,9 @@ def clockwise_from_button(seats: list[int] | tuple[int, ...], button: int, table
     return sorted(seats, key=lambda s: (s - button - 1) % table_size)
 
 
-def split(amount: int, winners: list[int], button: int, table_size: int, odd_rule: str) -> tuple[dict[int, int], dict[int, int]]:
+def split(
+    amount: int, winners: list[int], button: int, table_size: int, odd_rule: str
+) -> tuple[dict[int, int], dict[int, int]]:
     """Shares of one pot and the odd chips inside them.
 
     Every winner gets `amount // len(winners)`; the chips left over go to the first winner left of the

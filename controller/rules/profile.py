@@ -92,6 +92,9 @@ class Profile:
         self.title = title
         self.settings = settings
         self.source = source
+        # Values worked out from the settings by their readers, once per profile (the settings are never
+        # changed after loading): e.g. the engine's [deal] values, read on every card.
+        self.memo: dict[str, Any] = {}
 
     def setting(self, section: str, key: str) -> Setting:
         return self.settings[section][key]

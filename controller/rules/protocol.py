@@ -73,11 +73,12 @@ def _choice(ev: dict, key: str, choices: tuple[str, ...], default: str | None = 
 
 def decode(text: str) -> dict:
     """One JSON object from one line, or Rejected saying where the JSON breaks."""
+    text = text.strip()
     try:
-        obj, end = _decoder.raw_decode(text.strip())
+        obj, end = _decoder.raw_decode(text)
     except json.JSONDecodeError as exc:
         raise Rejected(f"malformed JSON at column {exc.colno}: {exc.msg}") from None
-    if end != len(text.strip()):
+    if end != len(text):
         raise Rejected(f"malformed JSON: unexpected text after the object at column {end + 1}")
     if not isinstance(obj, dict):
         raise Rejected(f"expected a JSON object, got {type(obj).__name__}")

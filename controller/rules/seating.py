@@ -34,9 +34,10 @@ class Player:
         return self.stack is not None and self.stack <= 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Positions:
-    """Where everything is for one hand: the `hand` output line, less the hand number."""
+    """Where everything is for one hand: the `hand` output line, less the hand number. Read-only once
+    built (not a frozen dataclass only because those are several times slower to build)."""
 
     button: int
     sb: int | None
@@ -58,6 +59,8 @@ class Positions:
 
 def clockwise(start: int, seats: int) -> list[int]:
     """Seats after `start`, clockwise, ending with `start` itself."""
+    if 0 < start <= seats:
+        return [*range(start + 1, seats + 1), *range(1, start + 1)]
     return [(start + i - 1) % seats + 1 for i in range(1, seats + 1)]
 
 
@@ -142,7 +145,7 @@ def compute_positions(
 ) -> Positions:
     """Positions for the next hand. `previous` is the last hand dealt (None at the start of the
     event); `forced_button` comes from a `button` line (event start or redraw)."""
-    live = {s for s, p in players.items() if not p.busted}
+    live = {s for s, p in players.items() if p.stack is None or p.stack > 0}  # not busted
     if len(live) < 2:
         raise PositionError(f"a hand needs at least two players with chips; seated: {sorted(live) or 'none'}")
     rules: dict[str, str] = {"button": profile.rule("seating", "dead_button")}
