@@ -31,6 +31,7 @@ HandSetup: Any = None
 
 _decode = protocol.decode
 _validate = protocol.validate
+QUICK_CHECKS = protocol.QUICK_CHECKS
 
 PASSIVE = frozenset(("check", "fold"))
 CHIPS_IN = frozenset(("call", "bet", "raise", "allin"))
@@ -143,7 +144,12 @@ class TableEngine:
                 ev = _decode(stripped)
             else:
                 ev = dict(line)  # the caller's dict is not touched (validation fills defaults in)
-            _validate(ev, self.seats)
+            kind = ev.get("type")
+            # The usual line passes its type's one-pass check; anything else gets the full checks, which
+            # name the problem (protocol.validate).
+            accept = QUICK_CHECKS.get(kind) if type(kind) is str else None
+            if accept is None or not accept(ev, self.seats):
+                _validate(ev, self.seats)
             return self.handlers[ev["type"]](self, ev, n)
         except Rejected as exc:
             return [{"type": "error", "line": n, "message": str(exc)}]

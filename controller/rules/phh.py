@@ -216,6 +216,28 @@ def _split_cards(text: str, where: object) -> list[str]:
     return [text[i : i + 2] for i in range(0, len(text), 2)]
 
 
+_PLAYER_INDEX: dict[int, dict[str, int]] = {}
+
+
+def _player_index(n: int) -> dict[str, int]:
+    """ "p1" -> 0, ... for a hand of n players (read-only, kept per n)."""
+    index = _PLAYER_INDEX.get(n)
+    if index is None:
+        index = _PLAYER_INDEX[n] = {f"p{i + 1}": i for i in range(n)}
+    return index
+
+
+def _dealt_to(hole_deals: list[list[str]]) -> dict[int, str]:
+    """Player index -> the hole cards the "d dh" actions gave it (for "sm -": show what was dealt)."""
+    dealt: dict[int, str] = {}
+    for words in hole_deals:
+        number = words[2][1:]
+        if number.isdigit():
+            p = int(number) - 1
+            dealt[p] = dealt.get(p, "") + words[3]
+    return dealt
+
+
 def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
     """The protocol input lines of one PHH hand, from `table` to `hand_end`."""
     n = len(hand.players)
@@ -238,16 +260,19 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
             line["stack"] = hand.starting[i]
         lines.append(line)
     lines += [level, {"type": "button", "seat": button_seat(n)}, {"type": "hand_start"}]
-    lines += [{"type": "deal", "seat": s} for _ in range(2) for s in range(1, n + 1)]
+    seats = range(1, n + 1)
+    lines += [{"type": "deal", "seat": s} for s in seats]
+    lines += [{"type": "deal", "seat": s} for s in seats]
 
     # Follow the bets just enough to name each action as the protocol does (check or call, bet or raise).
-    stacks = [s if s is not None else math.inf for s in hand.starting]
+    inf = math.inf
+    stacks = [inf if s is None else s for s in hand.starting]
     stacks = [stack - min(ante, stack) for stack, ante in zip(stacks, antes, strict=True)]
     street_in = [min(post, stack) for post, stack in zip(_effective(hand.blinds), stacks, strict=True)]
     stacks = [stack - post for stack, post in zip(stacks, street_in, strict=True)]
     current = max(bb, max(street_in))
-    player_index = {f"p{i + 1}": i for i in range(n)}
-    dealt: dict[int, str] = {}
+    player_index = _player_index(n)
+    hole_deals: list[list[str]] = []  # the "d dh" actions so far, read only for a later "sm -"
     append = lines.append
     for k, text in enumerate(hand.actions):
         words = (text.split("#", 1)[0] if "#" in text else text).split()
@@ -257,14 +282,11 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
         verb = words[1] if len(words) > 1 else ""
         if actor == "d":
             if verb == "dh" and len(words) >= 4:
-                # Hole cards go face down (the deal lines above); remembered for a later "sm -".
-                number = words[2][1:]
-                if number.isdigit():
-                    p = int(number) - 1
-                    dealt[p] = dealt.get(p, "") + words[3]
+                hole_deals.append(words)  # face down: the deal lines above
             elif verb == "db" and len(words) >= 3:
                 cards = _split_cards(words[2], _Where(hand.path, k, text))
-                lines += [{"type": "burn"}, {"type": "board", "cards": cards}]
+                append({"type": "burn"})
+                append({"type": "board", "cards": cards})
                 street_in = [0] * n
                 current = 0
             else:
@@ -277,44 +299,50 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
             p = int(actor[1:]) - 1  # "p01" names player 1 too
             if not 0 <= p < n:
                 raise PhhError(f"{_Where(hand.path, k, text)}: there is no player {actor}")
-        seat = p + 1
         if verb == "f":
-            append({"type": "action", "seat": seat, "action": "fold"})
+            append({"type": "action", "seat": p + 1, "action": "fold"})
         elif verb == "cc":
-            if current > street_in[p]:
-                pay = min(current - street_in[p], stacks[p])
+            owed = current - street_in[p]
+            if owed > 0:
+                pay = owed if owed < stacks[p] else stacks[p]
                 stacks[p] -= pay
                 street_in[p] += pay
-                append({"type": "action", "seat": seat, "action": "call"})
+                append({"type": "action", "seat": p + 1, "action": "call"})
             else:
-                append({"type": "action", "seat": seat, "action": "check"})
+                append({"type": "action", "seat": p + 1, "action": "check"})
         elif verb == "cbr":
-            where = _Where(hand.path, k, text)
-            if len(words) < 3:
-                raise PhhError(f"{where}: 'cbr' needs an amount")
-            try:
-                to = _whole(float(words[2]) if "." in words[2] else int(words[2]), where)
-            except ValueError:
-                raise PhhError(f"{where}: amount {words[2]!r} is not a number") from None
-            if to is None:
-                raise PhhError(f"{where}: amount must be finite")
+            amount = words[2] if len(words) > 2 else ""
+            if amount.isascii() and amount.isdigit():  # the usual whole number of chips
+                to = int(amount)
+            else:
+                where = _Where(hand.path, k, text)
+                if not amount:
+                    raise PhhError(f"{where}: 'cbr' needs an amount")
+                try:
+                    to = _whole(float(amount) if "." in amount else int(amount), where)
+                except ValueError:
+                    raise PhhError(f"{where}: amount {amount!r} is not a number") from None
+                if to is None:
+                    raise PhhError(f"{where}: amount must be finite")
             pay = to - street_in[p]
             if pay > stacks[p]:
+                where = _Where(hand.path, k, text)
                 raise PhhError(f"{where}: {actor} bets {to} with only {stacks[p] + street_in[p]}")
             kind = "allin" if pay == stacks[p] else ("bet" if current == 0 else "raise")
-            append({"type": "action", "seat": seat, "action": kind, "to": to})
+            append({"type": "action", "seat": p + 1, "action": kind, "to": to})
             stacks[p] -= pay
             street_in[p] = to
-            current = max(current, to)
+            if to > current:
+                current = to
         elif verb == "sm":
             cards = words[2] if len(words) > 2 else ""
             if cards == "-":
-                cards = dealt.get(p, "?")
+                cards = _dealt_to(hole_deals).get(p, "?")
             if not cards:
-                append({"type": "muck", "seat": seat})
+                append({"type": "muck", "seat": p + 1})
             elif "?" not in cards:
                 append(
-                    {"type": "show", "seat": seat, "cards": _split_cards(cards, _Where(hand.path, k, text))}
+                    {"type": "show", "seat": p + 1, "cards": _split_cards(cards, _Where(hand.path, k, text))}
                 )
             # Unknown cards neither shown nor mucked: the hand cannot claim a contested pot.
         else:
@@ -427,14 +455,21 @@ _HAND_LINES = {
 def make_table(profile: Profile, seats: int, engine: str = "auto") -> Any:
     """The full table engine when it is present (`engine="auto"` or `"engine"`), else `DirectTable`."""
     if engine in ("auto", "engine"):
-        try:
-            from controller.rules.engine import TableEngine  # type: ignore[import-not-found]
-        except ModuleNotFoundError as exc:
-            if engine == "engine" or exc.name != "controller.rules.engine":
-                raise
-        else:
-            return TableEngine(profile, seats)
+        engine_class = _ENGINE_CLASS.get("TableEngine")
+        if engine_class is None:
+            try:
+                from controller.rules.engine import TableEngine  # type: ignore[import-not-found]
+            except ModuleNotFoundError as exc:
+                if engine == "engine" or exc.name != "controller.rules.engine":
+                    raise
+            else:
+                engine_class = _ENGINE_CLASS["TableEngine"] = TableEngine
+        if engine_class is not None:
+            return engine_class(profile, seats)
     return DirectTable(profile, seats)
+
+
+_ENGINE_CLASS: dict[str, Any] = {}  # the table engine's class, once imported
 
 
 @dataclass
@@ -483,13 +518,15 @@ def replay(
             table = DirectTable(profile, n)
     errors: list[str] = []
     outputs: list[dict] = []
+    feed = table.feed
     for i, line in enumerate(lines, start=1):
-        out = table.feed(line, i)
-        for o in out:
-            if o.get("type") == "error":
-                errors.append(f"line {i} {line.get('type')}: {o.get('message')}")
-        if keep:
-            outputs.extend(out)
+        out = feed(line, i)
+        if out:
+            for o in out:
+                if o.get("type") == "error":
+                    errors.append(f"line {i} {line.get('type')}: {o.get('message')}")
+            if keep:
+                outputs.extend(out)
     stacks = table.stacks()
     # A seat the table no longer lists was vacated by a bust-out: it finished with no chips.
     final = [stacks.get(s, 0) for s in range(1, n + 1)]

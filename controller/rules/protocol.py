@@ -89,7 +89,7 @@ def validate(ev: dict, seats: int) -> dict:
     """Check one decoded input line; returns it with defaults filled. Raises Rejected."""
     kind = ev.get("type")
     if type(kind) is str:
-        quick = _ACCEPT.get(kind)
+        quick = QUICK_CHECKS.get(kind)
         if quick is not None and quick(ev, seats):
             return ev
     elif not isinstance(kind, str):
@@ -311,7 +311,7 @@ def _accept_seat(ev: dict, seats: int) -> bool:
     return True
 
 
-_ACCEPT = {
+QUICK_CHECKS = {
     "deal": _accept_deal,
     "action": _accept_action,
     "board": _accept_board,

@@ -11,7 +11,7 @@ from functools import lru_cache
 from itertools import combinations
 from math import prod
 
-from controller.rules.cards import card_problem, is_card
+from controller.rules.cards import ALL_CARDS, card_problem, is_card
 from controller.rules.errors import Rejected
 from controller.rules.pots import Pot, clockwise_from_button, split
 
@@ -30,6 +30,17 @@ def _treys_card(code: str) -> int:
     return Card.new(code)
 
 
+_PRIMES: dict[str, int] = {}  # card code -> the prime treys gives its rank (filled on first use)
+
+
+def _primes() -> dict[str, int]:
+    if not _PRIMES:
+        from treys import Card
+
+        _PRIMES.update((code, Card.new(code) & 0xFF) for code in sorted(ALL_CARDS))
+    return _PRIMES
+
+
 def check_cards(cards: object, count: int, what: str, taken: dict[str, str]) -> list[str]:
     """The card codes in `cards`, or Rejected: not a list of `count` distinct codes, or a code already
     used elsewhere in this hand (`taken` maps card -> where it is, e.g. "the board", "seat 3")."""
@@ -46,10 +57,6 @@ def check_cards(cards: object, count: int, what: str, taken: dict[str, str]) -> 
     return list(cards)
 
 
-# Each five-card hand out of seven, named by the two cards it leaves out.
-_LEFT_OUT = tuple(combinations(range(7), 2))
-
-
 def hand_value(hole: list[str], board: list[str]) -> tuple[int, str]:
     """(rank, name): lower rank is better (treys' scale, 1 = royal flush); name like "Full House".
 
@@ -58,18 +65,19 @@ def hand_value(hole: list[str], board: list[str]) -> tuple[int, str]:
     `evaluate` recomputes them per combination, several times slower); a test checks the two agree.
     """
     ev = _evaluator()
-    cards = [_treys_card(c) for c in hole] + [_treys_card(c) for c in board]
-    if len(cards) != 7:
+    if len(hole) + len(board) != 7:
         rank = ev.evaluate([_treys_card(c) for c in board], [_treys_card(c) for c in hole])
         return rank, ev.class_to_string(ev.get_rank_class(rank))
-    primes = [c & 0xFF for c in cards]
+    cards = [*hole, *board]
+    prime_of = _primes()
+    primes = [prime_of[c] for c in cards]
     # Every five-card hand as if unsuited: its product is that of all seven without the two left out.
     seven = prod(primes)
     unsuited = ev.table.unsuited_lookup
-    rank = min([unsuited[seven // (primes[i] * primes[j])] for i, j in _LEFT_OUT])
+    rank = min([unsuited[seven // pair] for pair in [a * b for a, b in combinations(primes, 2)]])
     # Five cards of one suit are a flush (or straight flush), ranked in the flush table; a flush always
     # ranks better than the same five cards read unsuited, so the minimum above loses nothing.
-    suits = [c & 0xF000 for c in cards]
+    suits = [c[1] for c in cards]
     for suit in set(suits):
         if suits.count(suit) >= 5:
             flush = ev.table.flush_lookup
@@ -112,8 +120,8 @@ def _first_clockwise_after(live: list[int], seat: int, table_size: int) -> int:
     return min(live, key=lambda s: (s - seat - 1) % table_size)
 
 
-@dataclass(frozen=True, slots=True)
-class Award:
+@dataclass(slots=True)
+class Award:  # read-only once made (not frozen: made for every pot, and frozen ones are slower to make)
     pot: int
     amount: int
     winners: list[int]
@@ -180,7 +188,9 @@ def award_pots(
                 results.append(Award(index, pot.amount, [seat], {seat: pot.amount}, {}, None))
             else:
                 results.append(
-                    Unresolved(index, pot.amount, list(pot.eligible), f"the board has {len(board)} cards, not 5")
+                    Unresolved(
+                        index, pot.amount, list(pot.eligible), f"the board has {len(board)} cards, not 5"
+                    )
                 )
             continue
         for s in contenders:
