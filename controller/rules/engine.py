@@ -137,18 +137,23 @@ class TableEngine:
         self.lines_seen += 1
         n = self.lines_seen if line_no is None else line_no
         try:
-            if isinstance(line, str):
+            if type(line) is dict:
+                ev = dict(line)  # the caller's dict is not touched (validation fills defaults in)
+            elif isinstance(line, str):
                 stripped = line.strip()
                 if not stripped or stripped.startswith("#"):
                     return []
                 ev = _decode(stripped)
             else:
-                ev = dict(line)  # the caller's dict is not touched (validation fills defaults in)
+                ev = dict(line)
             kind = ev.get("type")
             # The usual line passes its type's one-pass check; anything else gets the full checks, which
             # name the problem (protocol.validate).
-            accept = QUICK_CHECKS.get(kind) if type(kind) is str else None
-            if accept is None or not accept(ev, self.seats):
+            if (
+                type(kind) is not str
+                or (accept := QUICK_CHECKS.get(kind)) is None
+                or not accept(ev, self.seats)
+            ):
                 _validate(ev, self.seats)
             return self.handlers[ev["type"]](self, ev, n)
         except Rejected as exc:

@@ -276,9 +276,19 @@ class HandPlay:
                 and all(self.round_in[seat] >= self.round_in[s] for s in self._live)
             ):
                 return []  # a check when the betting is closed changes nothing
-        seat = self._check_actor(ev.get("seat"))
-        if seat != self.to_act:
-            return self._out_of_turn(seat, ev)
+        seat = ev.get("seat")
+        if not (
+            seat == self.to_act
+            and type(seat) is int
+            and self.quick
+            and seat not in self.folded
+            and seat not in self.all_in
+        ):
+            # `_check_actor` passes the seat to act (dealt in, not folded, not all in, a round running)
+            # unless it folded or is all in: the shortcut above asks just that.
+            seat = self._check_actor(seat)
+            if seat != self.to_act:
+                return self._out_of_turn(seat, ev)
         ruling = None
         # Most actions are a bare fold, check or call: ruled without building what the seat faces.
         if ev.get("to") is None and ev.get("chips") is None and ev.get("declared") is None:
@@ -342,9 +352,20 @@ class HandPlay:
         """Record a ruled action (`kind` to `to`, `all_in` as the ruling says) and move its chips."""
         chips = 0
         if kind == "fold":
-            self._fold(seat)
+            self.folded.add(seat)
+            self._live = [s for s in self._live if s != seat]
         else:
-            chips = self._put(seat, to - self.round_in[seat], bet=True)
+            # `_put(seat, to - round_in, bet=True)` written out: the chips move into this round's bets.
+            round_in = self.round_in
+            chips = to - round_in[seat]
+            stack = self.stacks[seat]
+            if stack is not None:
+                if chips >= stack:
+                    chips = stack
+                    self.all_in.add(seat)
+                self.stacks[seat] = stack - chips
+            self.total[seat] += chips
+            round_in[seat] += chips
         self.acted.append((seat, kind, chips))
         self.history.append(("action", seat, kind, to))
         if (kind == "bet" or kind == "raise") and to > self.current:

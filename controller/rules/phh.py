@@ -51,6 +51,14 @@ def _whole(value: Any, where: object) -> int | None:
     return value
 
 
+def _wholes(values: list, path: str, key: str) -> list[int | None]:
+    """`_whole` of each value; the place named in a message is spelled out only for a value that is wrong."""
+    out: list[int | None] = []
+    for i, v in enumerate(values):
+        out.append(v if type(v) is int else _whole(v, f"{path}: {key}[{i}]"))
+    return out
+
+
 def parse(data: dict, path: str) -> PhhHand:
     """Check the fields a No-Limit Hold'em replay needs; PhhError says which is wrong."""
     variant = data.get("variant")
@@ -65,11 +73,9 @@ def parse(data: dict, path: str) -> PhhHand:
     for key in ("antes", "blinds_or_straddles"):
         if len(data[key]) != n:
             raise PhhError(f"{path}: field '{key}' has {len(data[key])} entries for {n} players")
-    starting = [_whole(v, f"{path}: starting_stacks[{i}]") for i, v in enumerate(data["starting_stacks"])]
-    antes = [_whole(v, f"{path}: antes[{i}]") or 0 for i, v in enumerate(data["antes"])]
-    blinds = [
-        _whole(v, f"{path}: blinds_or_straddles[{i}]") or 0 for i, v in enumerate(data["blinds_or_straddles"])
-    ]
+    starting = _wholes(data["starting_stacks"], path, "starting_stacks")
+    antes = [v or 0 for v in _wholes(data["antes"], path, "antes")]
+    blinds = [v or 0 for v in _wholes(data["blinds_or_straddles"], path, "blinds_or_straddles")]
     if any(blinds[2:]):
         raise PhhError(
             f"{path}: straddles are not supported (blinds_or_straddles = {data['blinds_or_straddles']})"
@@ -82,8 +88,9 @@ def parse(data: dict, path: str) -> PhhHand:
         raise PhhError(f"{path}: field 'players' must list {n} names")
     min_bet = _whole(data.get("min_bet", blinds[1]), f"{path}: min_bet") or blinds[1]
     actions = data["actions"]
-    if not all(isinstance(a, str) for a in actions):
-        raise PhhError(f"{path}: field 'actions' must be strings")
+    for a in actions:
+        if not isinstance(a, str):
+            raise PhhError(f"{path}: field 'actions' must be strings")
     number = data.get("hand") if isinstance(data.get("hand"), int) else None
     return PhhHand(
         path, [str(p) for p in players], starting, finishing, antes, blinds, min_bet, actions, number
@@ -107,6 +114,43 @@ def _scalar(text: str) -> Any:
     return int(text)
 
 
+_BARE_ITEM = re.compile(r"[-+0-9.eE]+|true|false|inf")
+_QUOTED_ARRAY = re.compile(r"\s*'[^'\n]*'(?:\s*,\s*'[^'\n]*')*\s*,?\s*")
+_QUOTED = re.compile(r"'([^'\n]*)'")
+
+
+def _one_line_array(value: str) -> list | None:
+    """The two usual PHH arrays on one line, in one step each: bare numbers or words (`[0, 0, 100]`), or
+    single-quoted strings (`['p1 f', 'd db AcKd2h']`). None for anything else (the general reader below
+    takes it, as before)."""
+    if value[-1:] != "]" or value.count("[") != 1 or value.count("]") != 1:
+        return None
+    body = value[1:-1]
+    if "'" not in body:
+        if '"' in body or "#" in body:
+            return None
+        items = [item.strip() for item in body.split(",")]
+        if items[-1] == "" and len(items) > 1:
+            items.pop()  # a trailing comma
+        if items == [""]:
+            return []
+        out = []
+        for item in items:
+            if item.isdigit() and item.isascii():  # chips: the usual item
+                out.append(int(item))
+                continue
+            if not _BARE_ITEM.fullmatch(item):
+                return None
+            try:
+                out.append(_scalar(item))
+            except ValueError:
+                return None
+        return out
+    if _QUOTED_ARRAY.fullmatch(body) is None:
+        return None
+    return _QUOTED.findall(body)
+
+
 def fast_toml(text: str) -> dict | None:
     """The flat `key = value` subset PHH files use (numbers, strings, booleans, one-level arrays, comments),
     several times faster than tomllib; None for anything else, and the caller falls back to tomllib."""
@@ -125,6 +169,10 @@ def fast_toml(text: str) -> dict | None:
         if key in out or not value:
             return None  # a repeated key or `key =` with nothing: tomllib gives the precise message
         if value.startswith("["):
+            quick = _one_line_array(value)
+            if quick is not None:
+                out[key] = quick
+                continue
             while value.count("[") != value.count("]") or value.rstrip()[-1:] != "]":
                 if i >= len(lines) or ("#" in lines[i] and "'" not in lines[i]):
                     return None
@@ -531,12 +579,18 @@ def replay(
     # A seat the table no longer lists was vacated by a bust-out: it finished with no chips.
     final = [stacks.get(s, 0) for s in range(1, n + 1)]
     finishing = hand.finishing
-    fractional = finishing is not None and any(isinstance(v, float) and not v.is_integer() for v in finishing)
-    match = (
-        finishing is not None
-        and not errors
-        and all(f is not None and float(f) == float(e) for f, e in zip(final, finishing, strict=True))
-    )
+    fractional = False
+    if finishing is not None:
+        for v in finishing:
+            if isinstance(v, float) and not v.is_integer():
+                fractional = True
+                break
+    if finishing is None or errors:
+        match = False
+    elif final == finishing and None not in final:
+        match = True  # the usual case: the same whole numbers
+    else:
+        match = all(f is not None and float(f) == float(e) for f, e in zip(final, finishing, strict=True))
     return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs, notes)
 
 
