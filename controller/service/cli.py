@@ -53,6 +53,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from controller.service.app import ServiceError, TableService, archive_log
     from controller.service.config import ConfigError, load_config
+    from controller.service.memory import limit_heap_growth
 
     try:
         cfg = load_config(args.config)
@@ -66,6 +67,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 0
     _setup_logging(args.log_level or cfg.service.log_level)
+    limit_heap_growth()
     if args.fresh:
         archived = archive_log(cfg)
         if archived:
