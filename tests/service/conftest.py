@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import getpass
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,9 +12,10 @@ from typing import Any
 import pytest
 
 from controller.service.config import Config, parse_config
+from hil.mosquitto import Mosquitto
+from hil.mosquitto import installed as mosquitto_installed
 from tests.rules.tablekit import SPEC_INPUT
 
-MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 REPO = Path(__file__).resolve().parents[2]
 
 # The worked example of the protocol spec: four players, a first card flashed in the deal.
@@ -26,57 +23,9 @@ HAND = SPEC_INPUT[1:-1]
 FLASH = SPEC_INPUT[-1]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int, timeout: float = 5.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.02)
-    raise TimeoutError(f"nothing listens on port {port}")
-
-
-class Mosquitto:
-    """A real Mosquitto broker for one test; `kill()` and `start()` for outages."""
-
-    def __init__(self, workdir: Path, extra: str = "") -> None:
-        self.port = free_port()
-        self.workdir = workdir
-        self.conf = workdir / "mosquitto.conf"
-        self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\n"
-            # started as root, Mosquitto would drop to its own user and lose access to the test's files
-            + f"user {getpass.getuser()}\n"
-            + ("allow_anonymous true\n" if "allow_anonymous" not in extra else "")
-            + f"persistence true\npersistence_location {workdir}/\nautosave_interval 1\n"
-            + "log_dest stderr\nlog_type error\nlog_type warning\n"
-            + extra
-        )
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with open(self.workdir / "broker.log", "ab") as log:
-            self.proc = subprocess.Popen(
-                [MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=log
-            )
-        wait_port(self.port)
-
-    def kill(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
-
-
 @pytest.fixture
 def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    if not os.path.exists(MOSQUITTO):
+    if not mosquitto_installed():
         pytest.skip("mosquitto is not installed")
     (tmp_path / "broker").mkdir()
     broker = Mosquitto(tmp_path / "broker")
