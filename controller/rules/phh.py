@@ -129,11 +129,11 @@ def _one_line_array(value: str) -> list | None:
     if "'" not in body:
         if '"' in body or "#" in body:
             return None
+        if not body.strip():
+            return []
         items = [item.strip() for item in body.split(",")]
         if items[-1] == "" and len(items) > 1:
             items.pop()  # a trailing comma
-        if items == [""]:
-            return []
         out = []
         for item in items:
             if item.isdigit() and item.isascii():  # chips: the usual item

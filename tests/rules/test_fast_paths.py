@@ -11,9 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules import betting
-from controller.rules.betting import Facing, bare_ruling, interpret
+from controller.rules.betting import WORDS, Facing, bare_ruling, interpret
+from controller.rules.engine import TableEngine
 from controller.rules.errors import Rejected
 from controller.rules.profile import load_profile
+from controller.rules.protocol import _VALIDATORS, QUICK_CHECKS
 from controller.rules.showdown import hand_value
 
 facings = st.builds(
@@ -38,8 +40,11 @@ def _general(ev: dict, facing: Facing, profile) -> tuple:
 
 
 @settings(max_examples=400, deadline=None)
-@given(facings, st.sampled_from(["fold", "check", "call", "bet", "raise", "allin", "x", None]),
-       st.sampled_from(["cool_mule", "corner_pocket", "bluff_street"]))
+@given(
+    facings,
+    st.sampled_from(["fold", "check", "call", "bet", "raise", "allin", "x", None]),
+    st.sampled_from(["cool_mule", "corner_pocket", "bluff_street"]),
+)
 def test_a_bare_word_is_ruled_as_the_general_path_rules_it(facing, word, profile_name):
     profile = load_profile(profile_name)
     ev = {"seat": 1, "action": word}
@@ -66,3 +71,140 @@ def test_seven_card_ranks_equal_treys_on_flush_boards():
         rank, name = hand_value(cards[:2], cards[2:])
         assert rank == expected
         assert name == evaluator.class_to_string(evaluator.get_rank_class(expected))
+
+
+# ---- the engine's shortcuts for the usual line -----------------------------------------------------------
+
+_seat_no = st.one_of(st.integers(-1, 11), st.sampled_from([True, 2.0, "3", None]))
+_card = st.sampled_from(["Ah", "Kd", "7c", "Td", "2s", "ah", "1x", 7, None])
+_line = st.one_of(
+    st.fixed_dictionaries(
+        {"type": st.just("deal"), "seat": _seat_no},
+        optional={"card": _card},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("action"), "seat": _seat_no, "action": st.sampled_from([*WORDS, "x", 3, None])},
+        optional={
+            "to": st.one_of(st.integers(-2, 500), st.sampled_from([True, 1.5, "9", None])),
+            "chips": st.sampled_from([None, [100], [], [0], "x"]),
+        },
+    ),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["board", "show"]), "seat": _seat_no},
+        optional={"cards": st.one_of(st.lists(_card, max_size=6), st.sampled_from(["Ah", None, [["Ah"]]]))},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("seat"), "seat": _seat_no},
+        optional={
+            "player": st.sampled_from(["A", "", 7, True, None, ["A"]]),
+            "stack": st.one_of(st.integers(-1, 3), st.sampled_from([None, 2.5, True])),
+            "moved": st.sampled_from([True, False, None, 0, 1, "yes"]),
+        },
+    ),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["burn", "hand_start", "hand_end", "muck", "button", "away", "back"])},
+        optional={"seat": _seat_no},
+    ),
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_line, st.integers(2, 10))
+def test_the_one_pass_check_accepts_only_what_the_full_check_accepts(ev, seats):
+    """`protocol.QUICK_CHECKS` answers True only for a line the full check takes without a word, and then
+    fills in the same defaults."""
+    quick, full = dict(ev), dict(ev)
+    if not QUICK_CHECKS[ev["type"]](quick, seats):
+        return
+    _VALIDATORS[ev["type"]](full, seats)  # must not raise
+    assert quick == full
+
+
+def _play(lines: list[dict], profile: str, quick: bool) -> list[dict]:
+    """Every output line of `lines`, with or without the shortcuts (in-order deal, bare in-turn action)."""
+    engine = TableEngine(profile, 9)
+    out = []
+    for n, line in enumerate(lines, 1):
+        out += engine.feed(line, n)
+        if not quick and engine.hand is not None:
+            engine.hand.deal.in_order = False  # every card through the full deal monitor
+            if engine.hand.play is not None:
+                engine.hand.play.quick = False
+        out.append({"snapshot": engine.snapshot(), "stacks": engine.stacks()})
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(["cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street"]),
+    st.integers(0, 2**32),
+)
+def test_the_shortcuts_rule_exactly_as_the_general_path(profile, seed):
+    """Hands dealt in order and out of order, with exposed cards, bare and sized actions in and out of turn:
+    the engine with its shortcuts says exactly what it says with them switched off."""
+    rng = random.Random(seed)
+    seats = sorted(rng.sample(range(1, 10), rng.randint(2, 6)))
+    lines: list[dict] = [{"type": "table", "seats": 9, "profile": profile}]
+    lines += [
+        {"type": "seat", "seat": s, "player": f"P{s}", "stack": rng.choice([300, 2000, 5000])} for s in seats
+    ]
+    lines.append({"type": "level", "sb": 25, "bb": 50})
+    deck = [r + s for r in "23456789TJQKA" for s in "cdhs"]
+    for _ in range(3):
+        lines.append({"type": "hand_start"})
+        order = seats[:]
+        for _ in range(2):
+            for s in order:
+                line = {"type": "deal", "seat": s if rng.random() > 0.04 else rng.choice(seats)}
+                if rng.random() < 0.03:
+                    line["card"] = rng.choice(deck)
+                lines.append(line)
+        if rng.random() < 0.1:
+            lines.append(
+                {"type": "expose", "seat": rng.choice(seats), "card": rng.choice(deck), "by": "dealer"}
+            )
+        rng.shuffle(deck)
+        board = iter(deck[:5])
+        shadow = TableEngine(profile, 9)  # says whose turn it is, so that most actions come in turn
+        for n, line in enumerate(lines, 1):
+            shadow.feed(line, n)
+        for street in range(4):
+            for _ in range(rng.randint(2, 8)):
+                play = shadow.hand.play if shadow.hand is not None else None
+                to_act = play.to_act if play is not None else None
+                s = to_act if to_act is not None and rng.random() < 0.8 else rng.choice(seats)
+                word = rng.choice(["fold", "check", "call", "call", "check", "bet", "raise", "allin"])
+                line = {"type": "action", "seat": s, "action": word}
+                if word in ("bet", "raise") or rng.random() < 0.1:
+                    line["to"] = rng.choice([50, 100, 150, 400, 1000])
+                lines.append(line)
+                shadow.feed(line, len(lines))
+            if street < 3:
+                cards = [next(board) for _ in range(3 if street == 0 else 1)]
+                for line in ({"type": "burn"}, {"type": "board", "cards": cards}):
+                    lines.append(line)
+                    shadow.feed(line, len(lines))
+        lines.append({"type": "hand_end"})
+    assert _play(lines, profile, quick=True) == _play(lines, profile, quick=False)
+
+
+_array_item = st.one_of(
+    st.integers(0, 10**6).map(str),
+    st.sampled_from(["-5", "+3", "1.5", "inf", "true", "false", "1e3", "00", "1 2", "x", "", "#", '"a"']),
+    st.text(alphabet="ab cdp1#,[]'", max_size=8).map(lambda t: f"'{t}'"),
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_array_item, max_size=6), st.sampled_from([", ", ",", " ,  "]), st.booleans())
+def test_one_line_arrays_read_as_the_general_reader_reads_them(items, sep, trailing):
+    """The one-step reader of a one-line PHH array gives what the item-by-item reader gives, or steps aside."""
+    from controller.rules import phh
+
+    value = "[" + sep.join(items) + ("," if trailing and items else "") + "]"
+    quick = phh._one_line_array(value)
+    if quick is None:
+        return
+    with mock.patch.object(phh, "_one_line_array", lambda value: None):
+        general = phh.fast_toml(f"k = {value}\n")
+    assert general is not None and general["k"] == quick
