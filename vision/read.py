@@ -7,10 +7,13 @@ Two readers:
 - `DeckModel` (from `vision enroll`): the venue's own 52 cards as templates; the card (and its
   corner index) is matched by normalised correlation, in both upright orientations, over the part
   of the card that is not covered by another card. Near perfect for that deck.
-- `BuiltinReader`: no templates of any real deck. Colour (red/black) from the ink; suit from the
-  pip and index shapes compared with drawn suit shapes (Hu moments); rank from the number of pips
-  for 2-10 and A, from "is there a picture" for J/Q/K, and from the corner index glyph compared with
-  glyphs drawn by OpenCV's own fonts (which the picture cards and covered cards need).
+- `BuiltinReader`: no deck enrolled. Colour (red/black) from the ink of the corner index; rank
+  from the number of pips for 2-10 and A, from "is there a picture" for J/Q/K, and from the corner
+  index's rank glyph (which picture cards and covered cards need); suit from the index's suit symbol
+  and the pips. Glyph and suit symbol are told by two small classifiers (`vision.read_glyph`,
+  weights in read_glyphs.npz, made by `python -m vision.read_train` from synthetic cards drawn with
+  OpenCV's Hershey fonts and suit shapes drawn in code, plus the two GPL decks; never the held-out
+  'drawn' deck). Without the weights file it falls back to Hershey glyph templates and shape rules.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.read_glyph import RANK_SIZE, SUIT_SIZE, crop_features, darkness, rank_log_probs, suit_log_probs
+from vision.read_glyph import models as glyph_models
 
 CANON_W, CANON_H = 100, 140
 RANKS = "23456789TJQKA"
@@ -35,6 +41,7 @@ INDEX_RED = 0.19  # redness of the index's darkest pixels above which the card i
 INDEX_INK = (2, 2, 24, 46)  # x0, y0, x1, y1 where the index's ink is looked at for its colour
 EDGE = 0.5  # a piece of the index box's top/left edge smaller than this share of the biggest is not ink
 IDX_BOX = (0, 0, 26, 46)  # x0, y0, x1, y1 of the corner index in the canonical card
+IDX_SEARCH = (1, 1, 32, 64)  # where the built-in reader looks for the index's rank and suit symbol
 
 
 class DeckModelError(ValueError):
@@ -452,6 +459,7 @@ class BuiltinReader:
 
     def identify(self, canon: np.ndarray, visible: np.ndarray) -> tuple[str | None, float]:
         ink, red = _ink(canon)
+        dark = darkness(canon) if glyph_models() is not None else None
         ink_light = ink
         full_visible = visible.mean() > 250
         # index: whichever corner is visible
@@ -464,17 +472,20 @@ class BuiltinReader:
                 i = ink_light[::-1, ::-1] if rot else ink_light
                 r = red[::-1, ::-1] if rot else red
                 st = ink[::-1, ::-1] if rot else ink
-                one = _read_index(np.ascontiguousarray(i), np.ascontiguousarray(r), np.ascontiguousarray(st))
+                d = np.ascontiguousarray(dark[::-1, ::-1]) if rot else dark
+                one = _read_index(
+                    np.ascontiguousarray(i), np.ascontiguousarray(r), np.ascontiguousarray(st), d
+                )
                 if one is not None:
                     one["red_share"] = _index_redness(canon[::-1, ::-1] if rot else canon)
                     seen.append(one)
         idx = _merge_indices(seen)
-        pips = _pips(ink, red, canon) if full_visible else None
+        pips = _pips(ink, red, canon, dark) if full_visible else None
         part = None
         if pips is None and visible.mean() > 60:
             # a half-hidden card: the pips in view (away from the covering card's edge)
             seen_px = cv2.erode((visible > 128).astype(np.uint8), np.ones((9, 9), np.uint8))
-            part = _pips(ink & seen_px, red, canon)
+            part = _pips(ink & seen_px, red, canon, dark)
             part["seen"] = seen_px
         # colour
         is_red = None
@@ -496,6 +507,20 @@ class BuiltinReader:
                 shapes = idx_suits
         only_index = all(any(c is i for i in idx_suits) for c in shapes)
         suit, suit_conf = _suit_from_shapes(shapes, is_red, only_index)
+        if dark is not None:
+            feats = idx["suit_feats"] if idx else []
+            if pips is not None and not pips["picture"]:
+                feats = feats + pips["feats"]
+            elif part is not None and not part["picture"]:
+                feats = feats + part["feats"]
+            lp = suit_log_probs(feats)
+            if lp is not None:
+                # each symbol votes for one of the two suits of the card's colour
+                a, b = ("h", "d") if is_red else ("c", "s")
+                diff = lp[:, SUITS.index(a)] - lp[:, SUITS.index(b)]
+                vote = float(np.clip(diff, -4.0, 4.0).sum())
+                suit = a if vote > 0 else b
+                suit_conf = min(1.0, 0.5 + abs(vote) / 8)
         # rank
         glyph_scores = idx["rank_scores"] if idx else None
         rank, rank_conf = None, 0.0
@@ -577,8 +602,10 @@ def _ink(canon: np.ndarray, level: float = 0.6) -> tuple[np.ndarray, np.ndarray]
     return ink.astype(np.uint8), red.astype(np.uint8)
 
 
-def _read_index(ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = None) -> dict | None:
-    x0, y0, x1, y1 = 1, 1, 26, 48
+def _read_index(
+    ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = None, dark: np.ndarray | None = None
+) -> dict | None:
+    x0, y0, x1, y1 = IDX_SEARCH
     region = ink[y0:y1, x0:x1].copy()
     n, labels, stats, _cents = cv2.connectedComponentsWithStats(region, connectivity=8)
 
@@ -586,6 +613,8 @@ def _read_index(ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = No
         x, y, w, h, a = stats[k]
         if a < 6 or w <= 2 or h <= 2:
             return False
+        if x + w >= region.shape[1] or y + h >= region.shape[0]:
+            return False  # cut by the search box: a pip or the picture, not the index
         return not ((x == 0 or y == 0) and (h > 0.8 * region.shape[0] or w > 0.8 * region.shape[1]))
 
     comps = [k for k in range(1, n) if usable(k)]
@@ -619,13 +648,23 @@ def _read_index(ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = No
     ]
     below.sort(key=lambda k: stats[k, cv2.CC_STAT_TOP])
     rank_mask = np.isin(labels, rank_parts)
-    rank_scores = _rank_scores(rank_mask)
+    rank_scores = rank_feat = None
+    if dark is not None:
+        rank_feat = crop_features(dark[y0:y1, x0:x1], rank_mask, RANK_SIZE)
+        lp = rank_log_probs(rank_feat) if rank_feat is not None else None
+        if lp is not None:
+            rank_scores = {r: max(v, -6.0) for r, v in lp.items()}
+    if rank_scores is None:
+        rank_scores = _rank_scores(rank_mask)
     suit = None
+    suit_feat = None
     if below:
         k = below[0]
         cs, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         if cs and cv2.contourArea(max(cs, key=cv2.contourArea)) > 8:
             suit = max(cs, key=cv2.contourArea)
+            if dark is not None:
+                suit_feat = crop_features(dark[y0:y1, x0:x1], labels == k, SUIT_SIZE)
     core = rank_mask if strict is None else rank_mask & (strict[y0:y1, x0:x1] > 0)
     if not core.any():
         core = rank_mask
@@ -636,6 +675,8 @@ def _read_index(ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = No
         "red": red_share > 0.35,
         "red_share": red_share,
         "court": _court_rank(rank_mask),
+        "rank_feat": rank_feat,
+        "suit_feat": suit_feat,
     }
 
 
@@ -662,6 +703,7 @@ def _merge_indices(seen: list[dict]) -> dict | None:
     return {
         "rank_scores": scores,
         "suits": [i["suit"] for i in seen if i["suit"] is not None],
+        "suit_feats": [i["suit_feat"] for i in seen if i.get("suit_feat") is not None],
         "suit": next((i["suit"] for i in seen if i["suit"] is not None), None),
         "red": red_share > INDEX_RED,
         "red_share": red_share,
@@ -756,7 +798,7 @@ def _suit_from_shapes(shapes: list, is_red: bool, only_index: bool = False) -> t
     return suit, agree
 
 
-def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray) -> dict:
+def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray, dark: np.ndarray | None = None) -> dict:
     """Count the pips in the middle of the card; notice a picture (J, Q, K)."""
     h, w = ink.shape
     x0, x1, y0, y1 = int(0.16 * w), int(0.84 * w), int(0.07 * h), int(0.93 * h)
@@ -771,7 +813,7 @@ def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray) -> dict:
     colourful = float(((sat > 80) & (hue > 14) & (hue < 165)).mean()) if inked.any() else 0.0
     picture = colourful > 0.1
     if not comps:
-        return {"n": 0, "red": None, "picture": picture, "contours": [], "centres": []}
+        return {"n": 0, "red": None, "picture": picture, "contours": [], "centres": [], "feats": []}
     big = max(areas)
     med = float(np.median([a for a in areas if a > 0.25 * big]))
     pip_ids = [k for k in comps if 0.4 * med <= stats[k, cv2.CC_STAT_AREA] <= 2.2 * med]
@@ -788,11 +830,15 @@ def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray) -> dict:
     if len(pip_ids) > 10:
         picture = True
     redness = float(red[y0:y1, x0:x1][region > 0].mean()) if region.any() else 0.0
-    contours = []
+    contours, feats = [], []
     for k in pip_ids[:6]:
         cs, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         if cs:
             contours.append(max(cs, key=cv2.contourArea))
+        if dark is not None:
+            f = crop_features(dark[y0:y1, x0:x1], labels == k, SUIT_SIZE)
+            if f is not None:
+                feats.append(f)
     centres = [((cents[k][0] + x0) / w, (cents[k][1] + y0) / h) for k in pip_ids]
     return {
         "n": len(pip_ids),
@@ -800,4 +846,5 @@ def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray) -> dict:
         "picture": picture,
         "contours": contours,
         "centres": centres,
+        "feats": feats,
     }

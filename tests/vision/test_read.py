@@ -244,3 +244,50 @@ def test_enrolled_reads_half_hidden_court_cards_whichever_corner_is_in_view(tmp_
                 right += model.read(canon, visible).code == t["code"]
     assert total == 12
     assert right == 12
+
+
+def _every_card(deck: str, seed: int = 0):
+    """All 52 cards of a deck face up on tables of 11 (five on the board, one per seat)."""
+    codes = list(ALL_CODES)
+    for r in range(0, 52, 11):
+        scene = TableScene(seats=6, deck=deck)
+        for k, code in enumerate(codes[r : r + 11]):
+            if k < 5:
+                c, a = board_card_pose(k)
+                scene.cards.append(CardPlacement(c, a, code, True, zone="board"))
+            else:
+                c, a = seat_card_pose(6, k - 4, 0)
+                scene.cards.append(CardPlacement(c, a, code, True, seat=k - 4, zone="seat"))
+        yield render(scene, W, H, seed=seed + r)
+
+
+@pytest.mark.parametrize("deck", ["drawn", "anglo_poker"])
+def test_builtin_reader_tells_suit_look_alikes_apart(deck):
+    """Clubs from spades and hearts from diamonds, on every card of a deck as the camera renders
+    it (the reader alone, on true outlines). 'drawn' is the held-out deck the glyph classifiers
+    were never trained on."""
+    reader = BuiltinReader()
+    suits_right = codes_right = total = 0
+    for frame, truth in _every_card(deck):
+        for t, canon, visible in _true_warps(frame, truth):
+            code = reader.read(canon, visible).code
+            total += 1
+            suits_right += code is not None and code[1] == t["code"][1]
+            codes_right += code == t["code"]
+    assert total == 52
+    assert suits_right >= 50
+    assert codes_right >= 48
+
+
+def test_glyph_classifiers_are_small_and_their_training_data_reproducible():
+    from vision.read_glyph import WEIGHTS, models
+    from vision.read_train import samples
+
+    assert WEIGHTS.stat().st_size < 1_000_000
+    assert models() is not None
+    a = samples(1, seed=3)
+    b = samples(1, seed=3)
+    assert len(a[0]) > 60 and len(a[2]) > 60  # rank and suit crops from 52 synthetic cards
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    with pytest.raises(SystemExit, match="held-out"):
+        samples(1, seed=3, decks=("drawn",), deck_cards=1)

@@ -1,0 +1,88 @@
+"""Small trained classifiers of the built-in reader: the corner index's rank glyph and suit symbols.
+
+Inputs are crops of the card's ink (how dark each pixel is, whatever its colour) around one glyph
+or symbol, scaled to a fixed size, plus the crop's aspect ratio. Each classifier is a two-layer
+perceptron (numpy only) whose weights live in `read_glyphs.npz` next to this file, made by
+`python -m vision.read_train` from synthetic cards alone (`vision.read_synth`: Hershey fonts and
+drawn suit shapes; no real deck). If the file is missing the reader falls back to its rules.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+RANK_SIZE = (12, 18)  # w, h of a rank glyph crop
+SUIT_SIZE = (12, 12)
+RANK_CLASSES = "23456789TJQKA"
+SUIT_CLASSES = "cdhs"
+WEIGHTS = Path(__file__).with_name("read_glyphs.npz")
+
+
+def darkness(canon: np.ndarray) -> np.ndarray:
+    """0 (paper) .. 1 (ink) from the darkest channel: red and black ink alike, light cancelled."""
+    m = canon.min(axis=2).astype(np.float32)
+    white = float(np.percentile(m[::3, ::3], 95)) + 1.0
+    return np.clip(1.0 - m / white, 0.0, 1.0)
+
+
+def crop_features(dark: np.ndarray, mask: np.ndarray, size: tuple[int, int]) -> np.ndarray | None:
+    """The darkness around the glyph `mask` (same shape as dark), scaled to `size`, contrast
+    stretched, and the log aspect ratio."""
+    ys, xs = np.nonzero(mask)
+    if len(xs) < 4:
+        return None
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    crop = dark[y0:y1, x0:x1] * (
+        cv2.dilate(mask[y0:y1, x0:x1].astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    )
+    interp = cv2.INTER_AREA if crop.shape[0] >= size[1] else cv2.INTER_LINEAR
+    g = cv2.resize(crop.astype(np.float32), size, interpolation=interp)
+    g = g / (float(g.max()) + 1e-3)
+    aspect = np.log((x1 - x0) / (y1 - y0))
+    return np.concatenate([g.ravel(), [aspect]]).astype(np.float32)
+
+
+class MLP:
+    def __init__(self, w1, b1, w2, b2, mean, std):
+        self.w1, self.b1, self.w2, self.b2 = w1, b1, w2, b2
+        self.mean, self.std = mean, std
+
+    def log_probs(self, x: np.ndarray) -> np.ndarray:
+        x = (np.atleast_2d(x) - self.mean) / self.std
+        h = np.maximum(x @ self.w1 + self.b1, 0.0)
+        z = h @ self.w2 + self.b2
+        z = z - z.max(axis=1, keepdims=True)
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+@lru_cache(maxsize=1)
+def models() -> dict[str, MLP] | None:
+    if not WEIGHTS.exists():
+        return None
+    out = {}
+    with np.load(WEIGHTS, allow_pickle=False) as z:
+        for name in ("rank", "suit"):
+            out[name] = MLP(
+                *(z[f"{name}_{k}"].astype(np.float32) for k in ("w1", "b1", "w2", "b2", "mean", "std"))
+            )
+    return out
+
+
+def rank_log_probs(feat: np.ndarray) -> dict[str, float] | None:
+    m = models()
+    if m is None:
+        return None
+    lp = m["rank"].log_probs(feat)[0]
+    return {r: float(v) for r, v in zip(RANK_CLASSES, lp, strict=True)}
+
+
+def suit_log_probs(feats: list[np.ndarray]) -> np.ndarray | None:
+    """(n, 4) log probabilities of c, d, h, s for each symbol crop."""
+    m = models()
+    if m is None or not feats:
+        return None
+    return m["suit"].log_probs(np.stack(feats))
