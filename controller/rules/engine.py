@@ -244,9 +244,8 @@ class TableEngine:
             if p.id == player_id:
                 raise Rejected(f"player {player_id} is already seated at seat {s}")
         moved = ev.get("moved", False)
-        self.players[seat] = Player(
-            id=player_id, stack=ev.get("stack"), moved=moved, dealt=moved, seated_hand=self.hand_number
-        )
+        # id, stack, moved, dealt (a moved player has been dealt hands), away, seated_hand
+        self.players[seat] = Player(player_id, ev.get("stack"), moved, moved, False, self.hand_number)
         self.busted_seats.discard(seat)
         return []
 
@@ -715,16 +714,28 @@ class TableEngine:
         return [{"type": "substantial_action", "rule": self.profile.rule("deal", "substantial_action")}]
 
     def _on_board(self, ev: dict, n: int) -> list[dict]:
-        return self._current("board").play.board(ev, n)
+        h = self.hand
+        if h is None or h.void or h.play is None:
+            h = self._current("board")  # refuses the line
+        return h.play.board(ev, n)
 
     def _on_burn(self, ev: dict, n: int) -> list[dict]:
-        return self._current("burn").play.burn(n)
+        h = self.hand
+        if h is None or h.void or h.play is None:
+            h = self._current("burn")  # refuses the line
+        return h.play.burn(n)
 
     def _on_show(self, ev: dict, n: int) -> list[dict]:
-        return self._current("show").play.show(ev, n)
+        h = self.hand
+        if h is None or h.void or h.play is None:
+            h = self._current("show")  # refuses the line
+        return h.play.show(ev, n)
 
     def _on_muck(self, ev: dict, n: int) -> list[dict]:
-        return self._current("muck").play.muck(ev, n)
+        h = self.hand
+        if h is None or h.void or h.play is None:
+            h = self._current("muck")  # refuses the line
+        return h.play.muck(ev, n)
 
     def _on_clock(self, ev: dict, n: int) -> list[dict]:
         h = self._current("clock")
@@ -756,13 +767,15 @@ class TableEngine:
         """Award the pots, write the stacks back, mark the busted players' places."""
         h = self.hand
         assert h is not None and h.play is not None
-        out = list(h.play.finish(n))
+        out = h.play.finish(n)
         final = h.play.stacks
-        self.offenders.update(
-            self.players[s].id for s in getattr(h.play, "offences", ()) if s in self.players
-        )
+        players = self.players
+        offences = getattr(h.play, "offences", ())
+        if offences:
+            self.offenders.update(players[s].id for s in offences if s in players)
+        busted = []
         for seat in h.positions.dealt_in:
-            player = self.players.get(seat)
+            player = players.get(seat)
             if player is None:
                 continue
             player.dealt = True
@@ -770,11 +783,15 @@ class TableEngine:
                 player.penalty_hands -= 1
                 if player.penalty_hands == 0:
                     player.away = False
-            if player.stack is not None and final.get(seat) is not None:
-                player.stack = final[seat]
+            stack = player.stack
+            if stack is not None:
+                chips = final.get(seat)
+                if chips is not None:
+                    player.stack = stack = chips
+                if stack <= 0:  # busted
+                    busted.append(seat)
         # Busted players finish in order; two in one hand: the bigger starting stack finishes
         # higher (cool_mule:12.d, corner_pocket:General Rules.B).
-        busted = [s for s in h.positions.dealt_in if s in self.players and self.players[s].busted]
         if busted:
             remaining = len(self.players)
             busted.sort(key=lambda s: h.start_stacks.get(s) or 0, reverse=True)

@@ -332,7 +332,13 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
             if verb == "dh" and len(words) >= 4:
                 hole_deals.append(words)  # face down: the deal lines above
             elif verb == "db" and len(words) >= 3:
-                cards = _split_cards(words[2], _Where(hand.path, k, text))
+                cards = words[2]
+                if len(cards) == 6:  # a flop
+                    cards = [cards[:2], cards[2:4], cards[4:]]
+                elif len(cards) == 2:  # a turn or river
+                    cards = [cards]
+                else:
+                    cards = _split_cards(cards, _Where(hand.path, k, text))
                 append({"type": "burn"})
                 append({"type": "board", "cards": cards})
                 street_in = [0] * n
@@ -389,9 +395,11 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
             if not cards:
                 append({"type": "muck", "seat": p + 1})
             elif "?" not in cards:
-                append(
-                    {"type": "show", "seat": p + 1, "cards": _split_cards(cards, _Where(hand.path, k, text))}
-                )
+                if len(cards) == 4:  # two hole cards
+                    cards = [cards[:2], cards[2:]]
+                else:
+                    cards = _split_cards(cards, _Where(hand.path, k, text))
+                append({"type": "show", "seat": p + 1, "cards": cards})
             # Unknown cards neither shown nor mucked: the hand cannot claim a contested pot.
         else:
             raise PhhError(f"{_Where(hand.path, k, text)}: unknown player action {verb!r}")

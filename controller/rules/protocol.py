@@ -311,7 +311,34 @@ def _accept_seat(ev: dict, seats: int) -> bool:
     return True
 
 
+def _accept_table(ev: dict, seats: int) -> bool:
+    n = ev.get("seats")
+    if n is None:
+        n = seats
+    if type(n) is not int or not 2 <= n <= 23:
+        return False
+    return "profile" not in ev or type(ev["profile"]) is str
+
+
+def _accept_level(ev: dict, seats: int) -> bool:
+    sb, bb = ev.get("sb"), ev.get("bb")
+    if type(sb) is not int or type(bb) is not int or not 0 <= sb <= bb or bb < 1:
+        return False
+    ante = ev.get("ante")
+    if ante is None:
+        ante = 0
+    elif type(ante) is not int or ante < 0:
+        return False
+    big_blind_ante = ev.get("big_blind_ante", False)
+    if big_blind_ante is not True and big_blind_ante is not False:
+        return False
+    ev["ante"] = ante
+    return True
+
+
 QUICK_CHECKS = {
+    "table": _accept_table,
+    "level": _accept_level,
     "deal": _accept_deal,
     "action": _accept_action,
     "board": _accept_board,

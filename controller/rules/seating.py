@@ -121,17 +121,17 @@ def _positions(
     sb = sb_position if sb_position in dealt else None
     order = _dealing_order(button, dealt, seats, heads_up, bb)
     return Positions(
-        button=button,
-        sb=sb,
-        bb=bb,
-        dead_button=button not in dealt,
-        dead_sb_seat=None if sb is not None else sb_position,
-        dealer=_dealer_seat(button, dealt, seats),
-        first_card=order[0],
-        dealt_in=order,
-        sitting_out=tuple(sorted((sitting or {}).items())),
-        heads_up=heads_up,
-        rules=rules,
+        button,  # button
+        sb,  # sb
+        bb,  # bb
+        button not in dealt,  # dead_button
+        None if sb is not None else sb_position,  # dead_sb_seat
+        button if button in dealt else _dealer_seat(button, dealt, seats),  # dealer
+        order[0],  # first_card
+        order,  # dealt_in
+        tuple(sorted(sitting.items())) if sitting else (),  # sitting_out
+        heads_up,
+        rules,
     )
 
 

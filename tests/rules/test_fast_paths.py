@@ -105,6 +105,22 @@ _line = st.one_of(
         {"type": st.sampled_from(["burn", "hand_start", "hand_end", "muck", "button", "away", "back"])},
         optional={"seat": _seat_no},
     ),
+    st.fixed_dictionaries(
+        {"type": st.just("table")},
+        optional={
+            "seats": st.one_of(st.integers(0, 25), st.sampled_from([None, True, 6.0])),
+            "profile": st.sampled_from(["cool_mule", 3, None]),
+        },
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("level")},
+        optional={
+            "sb": st.one_of(st.integers(-1, 120), st.sampled_from([None, True, 50.0])),
+            "bb": st.one_of(st.integers(-1, 120), st.sampled_from([None, False, "100"])),
+            "ante": st.one_of(st.integers(-1, 20), st.sampled_from([None, True, 1.5])),
+            "big_blind_ante": st.sampled_from([True, False, None, 0, 1]),
+        },
+    ),
 )
 
 
