@@ -162,10 +162,12 @@ def fast_toml(text: str) -> dict | None:
         i += 1
         if not line or line.startswith("#"):
             continue
-        m = _KEY_LINE.fullmatch(line)
-        if m is None:
+        # `key = value` (_KEY_LINE), read without the regular expression: a plain ASCII name, '=' and the rest.
+        key, equals, value = line.partition("=")
+        key = key.rstrip()
+        if not equals or not (key.isascii() and key.isidentifier()):
             return None
-        key, value = m.groups()
+        value = value.lstrip()
         if key in out or not value:
             return None  # a repeated key or `key =` with nothing: tomllib gives the precise message
         if value.startswith("["):

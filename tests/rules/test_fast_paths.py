@@ -224,3 +224,19 @@ def test_one_line_arrays_read_as_the_general_reader_reads_them(items, sep, trail
     with mock.patch.object(phh, "_one_line_array", lambda value: None):
         general = phh.fast_toml(f"k = {value}\n")
     assert general is not None and general["k"] == quick
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(alphabet="ab_1 =\t\u00a0é-", max_size=10), st.sampled_from(["1", "'x'", "[1]", " 2 "]))
+def test_key_lines_are_read_as_the_key_pattern_reads_them(key, value):
+    """A PHH `key = value` line is split without the regular expression `_KEY_LINE`: same key, same value."""
+    from controller.rules import phh
+
+    line = f"{key}={value}"
+    match = phh._KEY_LINE.fullmatch(line.strip())
+    read = phh.fast_toml(line + "\n")
+    if match is None:
+        assert read is None
+    elif read is not None:
+        expected = phh.fast_toml(f"k = {match.group(2)}\n")
+        assert read == {match.group(1): expected["k"]}
