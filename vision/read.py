@@ -477,7 +477,7 @@ class BuiltinReader:
                     np.ascontiguousarray(i), np.ascontiguousarray(r), np.ascontiguousarray(st), d
                 )
                 if one is not None:
-                    one["red_share"] = _index_redness(canon[::-1, ::-1] if rot else canon)
+                    one["red_share"] = _index_redness(canon[::-1, ::-1] if rot else canon, one["rank_mask"])
                     seen.append(one)
         idx = _merge_indices(seen)
         pips = _pips(ink, red, canon, dark) if full_visible else None
@@ -529,6 +529,12 @@ class BuiltinReader:
                 # letter shape rule (hole / narrow) and the drawn-font match vote together
                 jqk = {r: glyph_scores.get(r, 0.0) + (0.3 if r == idx["court"] else 0.0) for r in "JQK"}
                 rank, rank_conf = max(jqk, key=jqk.get), 0.7
+        elif pips is not None and 1 <= pips["n"] <= 10 and dark is not None and idx is not None:
+            # the pip count and the index glyph together: a pip lost to blur or taken for a
+            # corner symbol costs less than a confident glyph
+            fit = {r: glyph_scores.get(r, -6.0) - PIP_MISS * abs(n - pips["n"]) for r, n in PIP_COUNT.items()}
+            rank = max(fit, key=fit.get)
+            rank_conf = 0.9 if PIP_COUNT[rank] == pips["n"] else 0.6
         elif pips is not None and 1 <= pips["n"] <= 10:
             rank = {1: "A", 10: "T"}.get(pips["n"], str(pips["n"]))
             rank_conf = 0.9
@@ -544,6 +550,10 @@ class BuiltinReader:
             return None, 0.2
         return rank + suit, round(min(0.99, rank_conf * (0.5 + suit_conf / 2)), 3)
 
+
+PIP_COUNT = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 10}
+PIP_MISS = 3.0  # log-odds of the glyph classifier one pip more or less in the count is worth
+GLYPH_WEIGHT = 1.0  # a half-hidden card: the glyph's log-odds against the pips in view
 
 # the usual places of the pips (x, y as fractions of the card) of A and 2..10
 PIP_LAYOUTS = {
@@ -586,7 +596,7 @@ def _rank_from_visible_pips(part: dict, glyph_scores: dict | None) -> str | None
                 dist = np.linalg.norm(obs[:, None, :] - exp[None, :, :], axis=2)
                 cost += 3.0 * float(dist.min(axis=1).mean())
             fit = max(fit, -cost)
-        score = fit + glyph.get(rank, 0.0)
+        score = fit + GLYPH_WEIGHT * glyph.get(rank, 0.0)
         if score > best_score:
             best, best_score = rank, score
     return best
@@ -677,13 +687,23 @@ def _read_index(
         "court": _court_rank(rank_mask),
         "rank_feat": rank_feat,
         "suit_feat": suit_feat,
+        "rank_mask": rank_mask,
     }
 
 
-def _index_redness(canon: np.ndarray) -> float:
+def _index_redness(canon: np.ndarray, glyph: np.ndarray | None = None) -> float:
     """How red the darkest pixels of the corner index are: red minus the other two channels,
     relative to brightness. A small blurred red letter is too pale for a saturation test, but
-    its darkest pixels stay red; black ink under a tinted light stays near zero."""
+    its darkest pixels stay red; black ink under a tinted light stays near zero. With the rank
+    glyph's own pixels known (`glyph`, a mask of IDX_SEARCH), only they count: an outline a few
+    pixels too big brings felt into the corner, and red felt is the darkest red there."""
+    if glyph is not None and glyph.sum() >= 6:
+        x0, y0, x1, y1 = IDX_SEARCH
+        px = canon[y0:y1, x0:x1][glyph].astype(np.float32)
+        b, g, r = px[:, 0], px[:, 1], px[:, 2]
+        v = (b + g + r) / 3
+        darkest = v <= np.percentile(v, 40)
+        return float(((r - (b + g) / 2) / (v + 1.0))[darkest].mean())
     x0, y0, x1, y1 = INDEX_INK
     b, g, r = (canon[y0:y1, x0:x1, i].astype(np.float32) for i in range(3))
     v = (b + g + r) / 3

@@ -291,3 +291,29 @@ def test_glyph_classifiers_are_small_and_their_training_data_reproducible():
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     with pytest.raises(SystemExit, match="held-out"):
         samples(1, seed=3, decks=("drawn",), deck_cards=1)
+
+
+def test_builtin_colour_ignores_red_felt_inside_a_too_big_outline():
+    """An outline a few pixels too big puts felt in the card's corner; on red felt that felt was
+    the darkest red of the index box and black court cards were read red."""
+    from hil.scene import FELTS
+    from vision.detect import CANON_H, CANON_W, _canonical_order
+
+    reader = BuiltinReader()
+    codes = [r + s for r in "JQK" for s in "cs"] + ["Jh", "Qd", "Kh", "Kd", "Qh", "Jd"]
+    right = 0
+    for r in range(0, len(codes), 6):
+        scene = TableScene(seats=6, deck="drawn", felt=FELTS["red"])
+        for seat, code in enumerate(codes[r : r + 6], start=1):
+            c, a = seat_card_pose(6, seat, 0)
+            scene.cards.append(CardPlacement(c, a, code, True, seat=seat, zone="seat"))
+        frame, truth = render(scene, W, H, seed=r)
+        for t in truth["cards"]:
+            q = _canonical_order(np.asarray(t["corners"], np.float64))
+            q = q + (q - q.mean(axis=0)) * 0.06  # about 2 px too big all round
+            dst = np.float32([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]])
+            m = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+            canon = cv2.warpPerspective(frame, m, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR)
+            code = reader.read(canon, np.full((CANON_H, CANON_W), 255, np.uint8)).code
+            right += code is not None and (code[1] in "hd") == (t["code"][1] in "hd")
+    assert right == len(codes)
