@@ -647,17 +647,22 @@ def _read_index(
     rx0 = min(stats[k, cv2.CC_STAT_LEFT] for k in rank_parts)
     rx1 = max(stats[k, cv2.CC_STAT_LEFT] + stats[k, cv2.CC_STAT_WIDTH] for k in rank_parts)
     rank_area = sum(stats[k, cv2.CC_STAT_AREA] for k in rank_parts)
-    # the suit symbol: the next thing below the rank, under it, of a comparable size
+    # the suit symbol: the next thing below the rank, under it, of a comparable size (a narrow
+    # J's symbol may stick out on either side)
+    tol = max(0.3 * (rx1 - rx0), 0.5 * th)
     below = [
         k
         for k in comps
         if k not in rank_parts
         and stats[k, cv2.CC_STAT_TOP] > top + th * 0.6
-        and rx0 - 0.3 * (rx1 - rx0) <= _cents[k][0] <= rx1 + 0.3 * (rx1 - rx0)
-        and 0.2 * rank_area <= stats[k, cv2.CC_STAT_AREA] <= 3.0 * rank_area
+        and rx0 - tol <= _cents[k][0] <= rx1 + tol
+        and 0.2 * rank_area <= stats[k, cv2.CC_STAT_AREA] <= 6.0 * rank_area
     ]
     below.sort(key=lambda k: stats[k, cv2.CC_STAT_TOP])
     rank_mask = np.isin(labels, rank_parts)
+    merged_suit = None
+    if not below and len(rank_parts) == 1:
+        rank_mask, merged_suit = _split_merged_index(rank_mask, top, th)
     rank_scores = rank_feat = None
     if dark is not None:
         rank_feat = crop_features(dark[y0:y1, x0:x1], rank_mask, RANK_SIZE)
@@ -668,13 +673,13 @@ def _read_index(
         rank_scores = _rank_scores(rank_mask)
     suit = None
     suit_feat = None
-    if below:
-        k = below[0]
-        cs, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if below or merged_suit is not None:
+        symbol = labels == below[0] if below else merged_suit
+        cs, _ = cv2.findContours(symbol.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         if cs and cv2.contourArea(max(cs, key=cv2.contourArea)) > 8:
             suit = max(cs, key=cv2.contourArea)
             if dark is not None:
-                suit_feat = crop_features(dark[y0:y1, x0:x1], labels == k, SUIT_SIZE)
+                suit_feat = crop_features(dark[y0:y1, x0:x1], symbol, SUIT_SIZE)
     core = rank_mask if strict is None else rank_mask & (strict[y0:y1, x0:x1] > 0)
     if not core.any():
         core = rank_mask
@@ -689,6 +694,29 @@ def _read_index(
         "suit_feat": suit_feat,
         "rank_mask": rank_mask,
     }
+
+
+def _split_merged_index(mask: np.ndarray, top: int, th: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """A rank glyph and the suit symbol under it printed so close that blur joins them (a narrow
+    J over its club): cut at the narrowest row when the part below is much wider than the part
+    above. Returns (rank mask, suit mask or None)."""
+    rows = mask[top : top + th].sum(axis=1)
+    lo, hi = int(0.35 * th), int(0.75 * th)
+    if hi - lo < 2:
+        return mask, None
+    r = lo + int(np.argmin(rows[lo:hi]))
+    upper, lower = mask[: top + r], mask[top + r :]
+    cols_up, cols_low = np.nonzero(upper.any(axis=0))[0], np.nonzero(lower.any(axis=0))[0]
+    if len(cols_up) == 0 or len(cols_low) == 0:
+        return mask, None
+    w_up, w_low = cols_up[-1] - cols_up[0] + 1, cols_low[-1] - cols_low[0] + 1
+    if w_low < 1.4 * w_up or rows[r] > 0.5 * rows[r:].max() or th - r < 0.5 * w_low:
+        return mask, None
+    rank = mask.copy()
+    rank[top + r :] = False
+    suit = mask.copy()
+    suit[: top + r + 1] = False
+    return rank, suit
 
 
 def _index_redness(canon: np.ndarray, glyph: np.ndarray | None = None) -> float:

@@ -317,3 +317,23 @@ def test_builtin_colour_ignores_red_felt_inside_a_too_big_outline():
             code = reader.read(canon, np.full((CANON_H, CANON_W), 255, np.uint8)).code
             right += code is not None and (code[1] in "hd") == (t["code"][1] in "hd")
     assert right == len(codes)
+
+
+def test_index_suit_symbol_joined_to_a_narrow_rank_glyph_is_cut_off():
+    """Blur joins tango's narrow J to the club under it: the suit symbol is cut off at the
+    narrowest row and read, instead of the index having no suit symbol at all."""
+    from vision.read import _ink, _read_index
+    from vision.read_glyph import darkness
+
+    rng = np.random.default_rng(0)
+    found = 0
+    for code in ("Jc", "Jd", "Js", "Jh"):
+        card = card_from_image(cv2.imread(str(deck_dir("tango") / f"{code}.png"), cv2.IMREAD_UNCHANGED))
+        small = cv2.resize(card, (75, 105), interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small.astype(np.float32), (0, 0), 0.9) + rng.normal(0, 2, small.shape)
+        canon = cv2.resize(np.clip(small, 0, 255).astype(np.uint8), (100, 140))
+        ink, red = _ink(canon)
+        idx = _read_index(ink, red, ink, darkness(canon))
+        found += idx is not None and idx["suit_feat"] is not None
+        assert BuiltinReader().identify(canon, np.full((140, 100), 255, np.uint8))[0] == code
+    assert found == 4
