@@ -107,7 +107,10 @@ class TableEngine:
         if handlers is None:
             handlers = {kind: getattr(type(self), "_on_" + kind) for kind in protocol.INPUT_TYPES}
             type(self)._handler_table = handlers
+            # The usual line's type -> (its one-pass check, its handler): one lookup for both.
+            type(self)._quick_table = {kind: (QUICK_CHECKS[kind], handlers[kind]) for kind in QUICK_CHECKS}
         self.handlers = handlers
+        self._quick = type(self)._quick_table
         self.players: dict[int, Player] = {}
         self.level: Level | None = None  # the level the next hand is played at
         self.forced_button: int | None = None
@@ -149,12 +152,10 @@ class TableEngine:
             kind = ev.get("type")
             # The usual line passes its type's one-pass check; anything else gets the full checks, which
             # name the problem (protocol.validate).
-            if (
-                type(kind) is not str
-                or (accept := QUICK_CHECKS.get(kind)) is None
-                or not accept(ev, self.seats)
-            ):
-                _validate(ev, self.seats)
+            quick = self._quick.get(kind) if type(kind) is str else None
+            if quick is not None and quick[0](ev, self.seats):
+                return quick[1](self, ev, n)
+            _validate(ev, self.seats)
             return self.handlers[ev["type"]](self, ev, n)
         except Rejected as exc:
             return [{"type": "error", "line": n, "message": str(exc)}]

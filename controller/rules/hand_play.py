@@ -20,6 +20,9 @@ from controller.rules.profile import Profile
 from controller.rules.showdown import Award, award_pots, check_cards, first_to_show
 
 STREETS = ("preflop", "flop", "turn", "river", "showdown")
+# (dealt-in seats, button, table size) -> (turn order, {seat: dealt-in seats clockwise after it}): pure
+# functions of the key, kept for the hands that share it (see `HandPlay.__init__`). Read-only lists.
+_TURN_ORDERS: dict[tuple, tuple[list[int], dict[int, list[int]]]] = {}
 _NEXT = {"preflop": "flop", "flop": "turn", "turn": "river", "river": "showdown"}
 _BOARD_SIZE = {"flop": 3, "turn": 4, "river": 5}
 
@@ -63,10 +66,17 @@ class HandPlay:
         self._out_of_turn_mode = profile.value("betting", "out_of_turn")
         self.n = setup.seats
         self.button = setup.button
-        self.order: list[int] = clockwise_from_button(setup.dealt_in, setup.button, setup.seats)
-        # Per seat, every dealt-in seat clockwise after it (itself last): the turn order read on every
-        # action, worked out once per seat asked about.
-        self._clockwise_after: dict[int, list[int]] = {}
+        # The turn order and, per seat, every dealt-in seat clockwise after it (itself last; read on every
+        # action, worked out once per seat asked about) depend only on who is dealt in, the button and the
+        # table size: shared by the hands that have those alike (at a table, hand after hand).
+        key = (tuple(setup.dealt_in), setup.button, setup.seats)
+        turns = _TURN_ORDERS.get(key)
+        if turns is None:
+            if len(_TURN_ORDERS) >= 4096:
+                _TURN_ORDERS.clear()
+            turns = _TURN_ORDERS[key] = (clockwise_from_button(setup.dealt_in, setup.button, setup.seats), {})
+        self.order: list[int] = list(turns[0])
+        self._clockwise_after: dict[int, list[int]] = turns[1]
         self.stacks: dict[int, int | None] = {s: setup.stacks.get(s) for s in self.order}
         self.total: dict[int, int] = dict.fromkeys(self.order, 0)  # chips put in this hand, antes included
         self.antes: dict[int, int] = dict.fromkeys(
