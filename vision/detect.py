@@ -29,6 +29,8 @@ from vision.read import BuiltinReader, DeckModel, ReadResult, load_model
 
 DEBUG = False
 SUPPORT_WEIGHT = 0.3
+INNER_WEIGHT = 0.3
+MIN_OWN = 0.15  # of a card's area: less than that in view and nobody could tell it is there
 EDGE_STRONG = 80  # |dx|+|dy| of a 3x3 Sobel on 8-bit grey: a printed line, not felt grain or a shadow
 _LOG_SCALE = 45.0
 _LOG_LUT = np.round(_LOG_SCALE * np.log(np.arange(256) + 12.0)).astype(np.uint8)
@@ -203,46 +205,8 @@ class Detector:
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         min_area = 60.0
         blobs = [c for c in contours if cv2.contourArea(c) >= min_area]
-        # card size: from blobs that are one clean card
-        sizes = []
-        for c in blobs:
-            bx, by, bw, bh = cv2.boundingRect(c)
-            if bx <= 1 or by <= 1 or bx + bw >= mask.shape[1] - 1 or by + bh >= mask.shape[0] - 1:
-                continue  # cut by the frame edge: its size says nothing
-            (_, _), (a, b), _ = cv2.minAreaRect(c)
-            s, lng = min(a, b), max(a, b)
-            if s < 8 or not 1.3 < lng / s < 1.62:
-                continue
-            if cv2.contourArea(c) / (a * b) > 0.93:
-                sizes.append((s, lng))
-        if sizes:
-            # two cards side by side can pass for one landscape card (its short side is a card's
-            # long side): of the sizes that agree with each other, the smallest is the card
-            sizes.sort()
-            groups: list[list] = []
-            for sz in sizes:
-                if groups and sz[0] <= groups[-1][0][0] * 1.1:
-                    groups[-1].append(sz)
-                else:
-                    groups.append([sz])
-            pick = groups[0]
-            if len(pick) == 1 and max(len(g) for g in groups) >= 3:
-                pick = max(groups, key=len)
-        if sizes and len(pick) >= 3:  # several clean cards agree: that is the card size
-            cw, ch = np.median(np.array(pick), axis=0)
-            ch = float(np.clip(ch, cw * 1.38, cw * 1.6))  # blur rounds the long side down a little
-            self.card_width_hint = float(cw / scale)
-        elif self.layout is not None:
-            cw = self.layout.card_width_px() * scale
-            ch = cw * CARD_ASPECT
-        elif self.card_width_hint:
-            cw = self.card_width_hint * scale
-            ch = cw * CARD_ASPECT
-        else:  # one or two clean blobs (maybe two touching cards) or none: the size that explains most
-            cw = _size_by_fit(blobs, mask, gray)
-            ch = cw * CARD_ASPECT
-            if blobs:
-                self.card_width_hint = float(cw / scale)  # the same camera next frame: no need to search
+        cw = self._card_width(blobs, mask, gray, scale)
+        ch = cw * CARD_ASPECT
         rects: list[_Rect] = []
         leftovers = []
         edges = None
@@ -267,6 +231,28 @@ class Detector:
             leftovers.append((c, found))
         self._blob_memo = memo
         return rects, leftovers, cw
+
+    def _card_width(self, blobs, mask: np.ndarray, gray: np.ndarray, scale: float) -> float:
+        """Card width in work pixels. Measured on every frame from the outlines (the sides between
+        two sharp corners, cheap); the size found on earlier frames of the same camera or the layout
+        settle a frame that shows too little; a search over sizes is the last resort."""
+        est = _size_from_outlines(blobs, mask.shape)
+        hint = self.card_width_hint * scale if self.card_width_hint else None
+        if est is not None and est[1] >= 6:
+            cw = est[0]
+        elif self.layout is not None:
+            cw = self.layout.card_width_px() * scale
+        elif hint is not None:
+            cw = hint
+        elif est is not None and est[1] >= 3:
+            cw = est[0]
+        elif blobs:  # one or two clean blobs (maybe two touching cards) or none: the size that explains most
+            cw = _size_by_fit(blobs, mask, gray)
+        else:
+            return 12.0
+        if (est is not None and est[1] >= 6) or (hint is None and blobs):
+            self.card_width_hint = float(cw / scale)  # the same camera next frame
+        return float(cw)
 
     def _disc_recall(self, disc: dict) -> float | None:
         """Button score of a disc that has not moved since the last frame."""
@@ -496,6 +482,70 @@ def _as_bgr(frame: np.ndarray) -> np.ndarray:
     return frame
 
 
+def _corner_side_lengths(contour: np.ndarray, eps: float = 1.5, long_min: float = 7.0) -> list[float]:
+    """Lengths of the outline's straight sides that run from one sharp convex right-angle corner to
+    the next (rounded corners are bridged by intersecting the long sides): whole card sides."""
+    poly = cv2.approxPolyDP(contour, eps, True).reshape(-1, 2).astype(np.float64)
+    n = len(poly)
+    if n < 4:
+        return []
+    signed = 0.5 * np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1) * poly[:, 1])
+    orient = 1.0 if signed > 0 else -1.0
+    seg = np.roll(poly, -1, axis=0) - poly
+    seg_len = np.linalg.norm(seg, axis=1)
+    longs = [i for i in range(n) if seg_len[i] >= long_min]
+    if len(longs) < 2:
+        return []
+    corners = {}
+    for j, i in enumerate(longs):
+        k = longs[(j + 1) % len(longs)]
+        if (k - i) % n > 3:
+            continue
+        d1, d2 = seg[i] / seg_len[i], seg[k] / seg_len[k]
+        cross = d1[0] * d2[1] - d1[1] * d2[0]
+        if abs(float(np.dot(d1, d2))) > 0.2 or cross * orient < 0:
+            continue
+        a0, b0 = poly[i], poly[k]
+        t = ((b0[0] - a0[0]) * d2[1] - (b0[1] - a0[1]) * d2[0]) / cross
+        corners[k] = a0 + t * d1  # the sharp corner where side k starts
+    out = []
+    for j, i in enumerate(longs):
+        k = longs[(j + 1) % len(longs)]
+        if i in corners and k in corners:
+            out.append(float(np.linalg.norm(corners[k] - corners[i])))
+    return out
+
+
+def _size_from_outlines(blobs, shape) -> tuple[float, int] | None:
+    """Card width (work px) that most whole sides of the outlines agree with, as a width or as a
+    length, and how many sides agree; None without evidence. A width that explains both the short
+    and the long sides wins over one that only explains one kind (two cards side by side make a
+    side two widths long, which a width of one card length would explain as its length)."""
+    lengths = []
+    for c in blobs:
+        if cv2.contourArea(c) < 150:
+            continue
+        bx, by, bw, bh = cv2.boundingRect(c)
+        if bx <= 1 or by <= 1 or bx + bw >= shape[1] - 1 or by + bh >= shape[0] - 1:
+            continue  # cut by the frame edge
+        lengths += _corner_side_lengths(c)
+    ln = np.array([v for v in lengths if v >= 8.0])
+    if not len(ln):
+        return None
+    best = None
+    for cw in np.unique(np.round(np.concatenate([ln, ln / CARD_ASPECT]), 1)):
+        if cw < 8.0:
+            continue
+        as_w = np.abs(ln / cw - 1) < 0.045
+        as_h = np.abs(ln / (cw * CARD_ASPECT) - 1) < 0.045
+        n = int((as_w | as_h).sum())
+        score = n if as_w.any() and as_h.any() else n / 2
+        if best is None or score > best[0] + 1e-9:
+            est = float(np.median(np.concatenate([ln[as_w], ln[as_h & ~as_w] / CARD_ASPECT])))
+            best = (score, est, n)
+    return best[1], best[2]
+
+
 def _size_by_fit(blobs, mask: np.ndarray, gray: np.ndarray) -> float:
     """Card width when no blob is one clean card (a board row, pairs only): try the sizes the
     outlines suggest (straight sides, blob widths) and keep the one whose cards explain the blobs best."""
@@ -562,7 +612,7 @@ def _split_blob(
         box = cv2.boxPoints(((cx, cy), (a, b), ang))
         return [_Rect(_clockwise(box), 4, 1.0)]
     x, y, bw, bh = cv2.boundingRect(contour)
-    pad = int(max(cw, ch))
+    pad = int(0.5 * cw) + 2  # a proposal that reaches further out spills too much anyway
     x0, y0 = max(x - pad, 0), max(y - pad, 0)
     x1, y1 = min(x + bw + pad, mask.shape[1]), min(y + bh + pad, mask.shape[0])
     blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
@@ -649,6 +699,10 @@ def _split_blob(
     # the set of cards whose union best matches the blob (bitsets as Python ints: fast OR and popcount)
     blob_bits = int.from_bytes(np.packbits(blob.ravel()).tobytes(), "big")
     blob_area = blob_bits.bit_count()
+    # the mask can miss a pixel or two of a card's rim (a border the colour of the felt, blur): a
+    # card spills out of its blob only beyond that
+    grown = cv2.dilate(blob, np.ones((3, 3), np.uint8))
+    bb = (blob_bits, int.from_bytes(np.packbits(grown.ravel()).tobytes(), "big"))
     bits = []
     for q in cands:
         m = np.zeros_like(blob)
@@ -667,115 +721,213 @@ def _split_blob(
             u = 0
             for i in combo:
                 u |= bits[i]
+            if k > 1 and _least_own([bits[i] for i in combo], blob_bits) < MIN_OWN * card_area:
+                continue  # a card under the others with hardly anything of its own in view
             inter = (u & blob_bits).bit_count()
             # explain the blob without spilling out of it; chips touching the cards stay unexplained
-            fit = (inter - 3 * (u.bit_count() - inter)) / max(blob_area, 1)
+            fit = (inter - 3 * (u.bit_count() - (u & bb[1]).bit_count())) / max(blob_area, 1)
             scored_combos.append((fit - 0.05 * k + 0.015 * sum(cornered[i] for i in combo) / k, combo))
     scored_combos.sort(key=lambda e: -e[0])
-    # the few best readings are judged by the picture: every visible side of every card must be an edge
-    sides = [_side_samples(q, edges) for q in cands]
-    cover_cache: dict = {}
-    best_score, best = -1.0, ()
+    # the few best readings are put on the outline (a card proposed from a corner where two cards
+    # meet is a little off) and then judged by the picture: every visible side of every card must
+    # be an edge, above all the sides that run inside the blob (where one card lies on another)
+    dist = cv2.distanceTransform(blob, cv2.DIST_L2, 3)
+    best_score, best, best_rects = -1.0, (), []
     for base, combo in scored_combos[:8]:
-        support = _combo_support(combo, cands, sides, cover_cache)
-        score = base + SUPPORT_WEIGHT * support
+        rects = [_clockwise(cands[i]) for i in combo]
+        if len(rects) > 1:
+            rects = _refine(rects, blob, bb, off, cw, ch)
+        fit, least_own = _fit(rects, blob, bb, off)
+        if least_own < MIN_OWN * card_area:
+            continue
+        support, inner = _combo_support(rects, edges, dist, off)
+        corner_bonus = 0.015 * sum(cornered[i] for i in combo) / len(combo)
+        score = fit - 0.05 * len(combo) + corner_bonus + SUPPORT_WEIGHT * support
+        if inner is not None:
+            score += INNER_WEIGHT * (inner - 0.5)
         if DEBUG:
-            print("combo", combo, round(base, 3), round(support, 3), round(score, 3))
+            print(
+                "combo",
+                combo,
+                round(base, 3),
+                round(fit, 3),
+                round(support, 3),
+                inner and round(inner, 3),
+                round(score, 3),
+            )
         if score > best_score:
-            best_score, best = score, combo
+            best_score, best, best_rects = score, combo, rects
     if best_score < 0.25 + SUPPORT_WEIGHT * 0.3:
         return []
-    chosen = [_clockwise(cands[i]) for i in best]
-    if len(chosen) > 1:
-        chosen = _refine(chosen, blob, blob_bits, off, cw, ch)
-    return [_Rect(q, votes[i], 1.0) for q, i in zip(chosen, best, strict=True)]
+    if len(best_rects) > 1:  # the reading is settled: now to the pixel, on the blob as it is
+        best_rects = _refine(best_rects, blob, bb, off, cw, ch, ring=1.0)
+    return [_Rect(q, votes[i], 1.0) for q, i in zip(best_rects, best, strict=True)]
 
 
-def _rect_from_pose(c: np.ndarray, theta: float, w: float, h: float) -> np.ndarray:
-    u = np.array([math.cos(theta), math.sin(theta)])
-    v = np.array([-u[1], u[0]])
+def _fit(rects, blob: np.ndarray, bb: tuple[int, int], off: np.ndarray) -> tuple[float, int]:
+    """How well the cards' union explains the blob (inside minus three times what spills out), and
+    the least blob area any one card covers on its own."""
+    blob_bits, grown_bits = bb
+    bits = []
+    for q in rects:
+        m = np.zeros_like(blob)
+        cv2.fillConvexPoly(m, np.round(q - off).astype(np.int32), 1)
+        bits.append(int.from_bytes(np.packbits(m.ravel()).tobytes(), "big"))
+    u = 0
+    for b in bits:
+        u |= b
+    inter = (u & blob_bits).bit_count()
+    spill = u.bit_count() - (u & grown_bits).bit_count()
+    return (inter - 3 * spill) / max(blob_bits.bit_count(), 1), _least_own(bits, blob_bits)
+
+
+def _least_own(bits: list[int], blob_bits: int) -> int:
+    """The least blob area (pixels) that one of the cards covers and none of the others does."""
+    if len(bits) < 2:
+        return 1 << 30
+    least = 1 << 30
+    for i, b in enumerate(bits):
+        others = 0
+        for j, o in enumerate(bits):
+            if j != i:
+                others |= o
+        least = min(least, (b & blob_bits & ~others).bit_count())
+    return least
+
+
+def _combo_support(rects, edges, dist: np.ndarray, off: np.ndarray):
+    """Best over stacking orders: share of the visible card sides on edges of the picture, and the
+    same over the visible sides that run inside the blob (None when no side does)."""
+    sides = [_side_samples(q, edges) for q in rects]
+    h, w = dist.shape
+    inner_pts = []
+    for pts, _ in sides:
+        x = np.clip(np.round(pts[:, 0] - off[0]).astype(int), 0, w - 1)
+        y = np.clip(np.round(pts[:, 1] - off[1]).astype(int), 0, h - 1)
+        inner_pts.append(dist[y, x] > 2.5)
+    covered = {}
+    for i in range(len(rects)):
+        for j in range(len(rects)):
+            if i != j:
+                covered[(i, j)] = _inside_rect(rects[j], sides[i][0], 1.5)
+    best, best_key = (0.0, None), -1.0
+    orders = itertools.permutations(range(len(rects))) if len(rects) <= 3 else [tuple(range(len(rects)))]
+    for order in orders:  # order[0] is on top
+        seen = hit = iseen = ihit = 0
+        for z, i in enumerate(order):
+            flags = sides[i][1]
+            visible = np.ones(len(flags), bool)
+            for j in order[:z]:
+                visible &= ~covered[(i, j)]
+            seen += int(visible.sum())
+            hit += int((flags & visible).sum())
+            vi = visible & inner_pts[i]
+            iseen += int(vi.sum())
+            ihit += int((flags & vi).sum())
+        sup = hit / max(seen, 1)
+        inner = ihit / iseen if iseen >= 6 else None
+        key = sup + (INNER_WEIGHT * (inner - 0.5) if inner is not None else 0.0)
+        if key > best_key:
+            best_key, best = key, (sup, inner)
+    return best
+
+
+def _rect_from_pose(c, theta: float, w: float, h: float) -> np.ndarray:
+    cx, cy = float(c[0]), float(c[1])
+    ux, uy = math.cos(theta) * w / 2, math.sin(theta) * w / 2
+    vx, vy = -math.sin(theta) * h / 2, math.cos(theta) * h / 2
     return np.array(
         [
-            c - u * w / 2 - v * h / 2,
-            c + u * w / 2 - v * h / 2,
-            c + u * w / 2 + v * h / 2,
-            c - u * w / 2 + v * h / 2,
+            [cx - ux - vx, cy - uy - vy],
+            [cx + ux - vx, cy + uy - vy],
+            [cx + ux + vx, cy + uy + vy],
+            [cx - ux + vx, cy - uy + vy],
         ]
     )
 
 
-def _refine(rects: list[np.ndarray], blob: np.ndarray, blob_bits: int, off: np.ndarray, cw: float, ch: float):
+def _refine(
+    rects: list[np.ndarray],
+    blob: np.ndarray,
+    bb: tuple[int, int],
+    off: np.ndarray,
+    cw: float,
+    ch: float,
+    ring: float = 0.0,
+):
     """Nudge each card (position, angle) so the cards' union fits the blob best: corners at junctions
     of two cards give slightly wrong directions, this puts each card back on its own outline."""
+    blob_bits, grown_bits = bb
+    area = max(blob_bits.bit_count(), 1)
     poses = []
     for q in rects:
         e = q[1] - q[0] if np.linalg.norm(q[1] - q[0]) < np.linalg.norm(q[3] - q[0]) else q[3] - q[0]
-        poses.append([q.mean(axis=0), math.atan2(e[1], e[0])])
+        c = q.mean(axis=0)
+        poses.append((float(c[0]), float(c[1]), math.atan2(e[1], e[0])))
+    buf = np.zeros_like(blob)
 
     def bits_of(pose):
-        m = np.zeros_like(blob)
-        cv2.fillConvexPoly(m, np.round(_rect_from_pose(pose[0], pose[1], cw, ch) - off).astype(np.int32), 1)
-        return int.from_bytes(np.packbits(m.ravel()).tobytes(), "big")
+        buf[:] = 0
+        q = _rect_from_pose(pose[:2], pose[2], cw, ch) - off
+        cv2.fillConvexPoly(buf, np.round(q).astype(np.int32), 1)
+        return int.from_bytes(np.packbits(buf.ravel()).tobytes(), "big")
+
+    def fit(u):
+        inter = (u & blob_bits).bit_count()
+        near = (u & grown_bits).bit_count()
+        return (inter - ring * (near - inter) - 3 * (u.bit_count() - near)) / area
 
     bits = [bits_of(p) for p in poses]
-
-    def iou(bs):
-        u = 0
-        for b in bs:
-            u |= b
-        return (u & blob_bits).bit_count() / max((u | blob_bits).bit_count(), 1)
-
-    best = iou(bits)
-    steps = [
-        (0.0, 0.0, math.radians(3)),
-        (0.0, 0.0, -math.radians(3)),
-        (1.0, 0.0, 0.0),
-        (-1.0, 0.0, 0.0),
-        (0.0, 1.0, 0.0),
-        (0.0, -1.0, 0.0),
-        (0.0, 0.0, math.radians(1)),
-        (0.0, 0.0, -math.radians(1)),
-    ]
+    u = 0
+    for b in bits:
+        u |= b
+    best = fit(u)
+    r3, r1 = math.radians(3), math.radians(1)
+    steps = [(0, 0, r3), (0, 0, -r3), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, r1), (0, 0, -r1)]
     for _ in range(6):
         improved = False
         for k in range(len(poses)):
+            others = 0
+            for j, b in enumerate(bits):
+                if j != k:
+                    others |= b
             for dx, dy, dt in steps:
-                cand = [poses[k][0] + np.array([dx, dy]), poses[k][1] + dt]
+                cand = (poses[k][0] + dx, poses[k][1] + dy, poses[k][2] + dt)
                 b = bits_of(cand)
-                trial = [*bits[:k], b, *bits[k + 1 :]]
-                score = iou(trial)
+                score = fit(others | b)
                 if score > best + 1e-4:
                     best, poses[k], bits[k], improved = score, cand, b, True
         if not improved:
             break
     # a card's width axis is the short side
-    return [_clockwise(_rect_from_pose(p[0], p[1], cw, ch)) for p in poses]
+    return [_clockwise(_rect_from_pose(p[:2], p[2], cw, ch)) for p in poses]
 
 
 def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray]:
     """Points along a rectangle's sides and whether the picture has an edge there, across the side."""
     gx, gy = grads
     h, w = gx.shape
-    pts, flags = [], []
+    pts, tans = [], []
     for k in range(4):
         a, b = q[k], q[(k + 1) % 4]
         t = _unit(b - a)
-        nrm = np.array([-t[1], t[0]])
         n = max(int(np.linalg.norm(b - a) / 1.5), 4)
-        p = a + (b - a) * np.linspace(0.08, 0.92, n)[:, None]
-        best_n = np.zeros(n)
-        best_t = np.zeros(n)
-        for off in (-1.0, 0.0, 1.0):  # the side is known to about a pixel
-            pp = p + off * nrm
-            x = np.clip(np.round(pp[:, 0]).astype(int), 0, w - 1)
-            y = np.clip(np.round(pp[:, 1]).astype(int), 0, h - 1)
-            gn = np.abs(gx[y, x] * nrm[0] + gy[y, x] * nrm[1])
-            take = gn > best_n
-            best_n = np.where(take, gn, best_n)
-            best_t = np.where(take, np.abs(gx[y, x] * t[0] + gy[y, x] * t[1]), best_t)
-        pts.append(p)
-        flags.append((best_n > 60) & (best_n > 1.5 * best_t))
-    return np.concatenate(pts), np.concatenate(flags)
+        pts.append(a + (b - a) * np.linspace(0.08, 0.92, n)[:, None])
+        tans.append(np.repeat(t[None], n, axis=0))
+    p = np.concatenate(pts)
+    t = np.concatenate(tans)
+    nrm = np.stack([-t[:, 1], t[:, 0]], axis=1)
+    # the side is known to about a pixel: look one pixel either way across it
+    pp = p[None] + np.array([-1.0, 0.0, 1.0])[:, None, None] * nrm[None]
+    x = np.clip(np.round(pp[..., 0]).astype(int), 0, w - 1)
+    y = np.clip(np.round(pp[..., 1]).astype(int), 0, h - 1)
+    gxs, gys = gx[y, x], gy[y, x]
+    gn = np.abs(gxs * nrm[None, :, 0] + gys * nrm[None, :, 1])
+    gt = np.abs(gxs * t[None, :, 0] + gys * t[None, :, 1])
+    k = np.argmax(gn, axis=0)
+    best_n = np.take_along_axis(gn, k[None], axis=0)[0]
+    best_t = np.take_along_axis(gt, k[None], axis=0)[0]
+    return p, (best_n > 60) & (best_n > 1.5 * best_t)
 
 
 def _inside_rect(q: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
@@ -790,94 +942,11 @@ def _inside_rect(q: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
     return inside
 
 
-def _combo_support(combo: tuple, cands: list[np.ndarray], sides: list, cache: dict) -> float:
-    """Best over stacking orders: share of the visible card sides that lie on edges of the picture."""
-
-    def covered(i, j):  # side samples of card i that card j lies on
-        if (i, j) not in cache:
-            cache[(i, j)] = _inside_rect(cands[j], sides[i][0], 1.5)
-        return cache[(i, j)]
-
-    best = 0.0
-    orders = itertools.permutations(combo) if len(combo) <= 3 else [combo]
-    for order in orders:  # order[0] is on top
-        seen = hit = 0
-        for z, i in enumerate(order):
-            flags = sides[i][1]
-            visible = np.ones(len(flags), bool)
-            for j in order[:z]:
-                visible &= ~covered(i, j)
-            seen += int(visible.sum())
-            hit += int((flags & visible).sum())
-        best = max(best, hit / max(seen, 1))
-    return best
-
-
-def _inner_edge_score(q: np.ndarray, grads, inner: np.ndarray, off: np.ndarray) -> float:
-    """How much a rectangle's sides inside the blob run along real straight edges (0..~1).
-
-    Gradient across the side minus gradient along it: a card's outline over another card scores
-    high, a line through a back pattern or plain paper scores about zero."""
-    gx, gy = grads
-    h, w = gx.shape
-    ih, iw = inner.shape
-    vals = []
-    for k in range(4):
-        a, b = q[k], q[(k + 1) % 4]
-        t = _unit(b - a)
-        nrm = np.array([-t[1], t[0]])
-        n = max(int(np.linalg.norm(b - a) / 2), 3)
-        p = a + (b - a) * np.linspace(0.15, 0.85, n)[:, None]
-        x, y = np.round(p[:, 0]).astype(int), np.round(p[:, 1]).astype(int)
-        ix, iy = x - int(off[0]), y - int(off[1])
-        ok = (x >= 0) & (x < w) & (y >= 0) & (y < h) & (ix >= 0) & (ix < iw) & (iy >= 0) & (iy < ih)
-        x, y, ix, iy = x[ok], y[ok], ix[ok], iy[ok]
-        keep = inner[iy, ix] > 0
-        x, y = x[keep], y[keep]
-        if len(x):
-            g = np.stack([gx[y, x], gy[y, x]], axis=1)
-            vals.append(np.abs(g @ nrm) - np.abs(g @ t))
-    if not vals:
-        return 0.0
-    v = np.concatenate(vals)
-    if len(v) < 4:
-        return 0.0
-    return max(0.0, float(v.mean()) / 400.0)
-
-
 def _coverage(q: np.ndarray, blob: np.ndarray, off: np.ndarray) -> float:
     m = np.zeros_like(blob)
     cv2.fillConvexPoly(m, np.round(q - off).astype(np.int32), 1)
     tot = int(m.sum())
     return float((m & blob).sum()) / tot if tot else 0.0
-
-
-def _edge_map(mask: np.ndarray, gray: np.ndarray) -> np.ndarray:
-    """Where an outline can be: the blob boundaries and strong brightness edges (thickened by 1 px)."""
-    k = np.ones((3, 3), np.uint8)
-    boundary = cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, k)
-    gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1, ksize=3)
-    mag = cv2.add(cv2.convertScaleAbs(gx), cv2.convertScaleAbs(gy))
-    strong = (mag > 60).astype(np.uint8) * 255
-    return cv2.dilate(cv2.bitwise_or(boundary, strong), k)
-
-
-def _edge_support(q: np.ndarray, edges: np.ndarray) -> float:
-    """Share of a rectangle's outline that runs along an edge of the picture."""
-    pts = []
-    for k in range(4):
-        a, b = q[k], q[(k + 1) % 4]
-        n = max(int(np.linalg.norm(b - a) / 2), 3)
-        t = np.linspace(0.12, 0.88, n)[:, None]
-        pts.append(a + (b - a) * t)
-    p = np.round(np.concatenate(pts)).astype(int)
-    h, w = edges.shape
-    ok = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
-    if not ok.any():
-        return 0.0
-    p = p[ok]
-    return float((edges[p[:, 1], p[:, 0]] > 0).mean())
 
 
 def _mean_rect(rects: list[np.ndarray]) -> np.ndarray:
