@@ -309,8 +309,23 @@ class HandPlay:
                 committed = self.round_in[seat]
                 current = self.current
                 if word == "fold" or (word == "check" and current <= committed):
-                    self._apply(seat, word, committed, False)
-                    return self._advance(seat)
+                    stack = self.stacks[seat]
+                    if word == "check" and stack is not None and stack <= 0:
+                        self._apply(seat, word, committed, False)  # `_put` rules on the empty stack
+                        return self._advance(seat)
+                    # `_apply(seat, word, committed, False)` written out for a fold or a check: no chips move.
+                    if word == "fold":
+                        self.folded.add(seat)
+                        self._live = [s for s in self._live if s != seat]
+                    self.acted.append((seat, word, 0))
+                    self.history.append(("action", seat, word, committed))
+                    self.acted_level[seat] = current
+                    if self.restricted:
+                        self.restricted.pop(seat, None)
+                    if self.pending:
+                        return self._advance(seat)
+                    nxt = self.to_act = self._next_after(seat)  # `_advance` with nothing pending
+                    return [] if nxt is not None else self._close_round()
                 if word == "call" and current > committed:
                     stack = self.stacks[seat]
                     if stack is None or committed + stack > current:
