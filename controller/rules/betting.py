@@ -210,6 +210,45 @@ def bare_ruling(entered: object, committed: int, stack: int | None, current: int
     return None
 
 
+def sized_ruling(
+    entered: object,
+    to: object,
+    committed: int,
+    stack: int | None,
+    current: int,
+    min_raise: int,
+    min_bet: int,
+    can_raise: bool,
+) -> Ruling | None:
+    """The ruling on a bet, raise or all-in entered with `to` alone (no `chips`, no `declared`) when it is
+    taken exactly as entered: an opening bet of at least the minimum, a full raise where the seat may raise,
+    an all-in to the seat's whole stack. None for anything else (`interpret` rules on it, announcing or
+    refusing). What the general path of `interpret` rules for the same action (a test checks the two)."""
+    if type(to) is not int or stack is None:
+        return None
+    most = committed + stack
+    if to > most or to <= committed:
+        return None
+    all_in = to == most
+    if entered == "allin":
+        if not all_in:
+            return None
+        if to <= current:
+            return Ruling("call", to, True, None, "min_raise")
+        if current == 0:
+            return Ruling("bet", to, True)
+        return Ruling("raise", to, True) if can_raise else None
+    if to <= current:
+        return None
+    if current == 0:
+        if entered != "bet" or (to < min_bet and not all_in):
+            return None
+        return Ruling("bet", to, all_in)
+    if entered != "raise" or not can_raise or (to - current < min_raise and not all_in):
+        return None
+    return Ruling("raise", to, all_in)
+
+
 def _multi_chip_is_call(chips: list[int], to_call: int, rule: str) -> bool:
     """bluff_street:37: a call when every chip is needed (removing one of the smallest leaves less than
     the call). dragons_den:33 also needs the chips to add to less than double the bet faced."""

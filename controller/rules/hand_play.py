@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.rules.betting import Facing, Ruling, bare_ruling, interpret, reopened_for
+from controller.rules.betting import Facing, Ruling, bare_ruling, interpret, reopened_for, sized_ruling
 from controller.rules.errors import Rejected
 from controller.rules.pots import Pot, build_pots, clockwise_from_button, uncalled
 from controller.rules.profile import Profile
@@ -334,6 +334,27 @@ class HandPlay:
                         self._apply(seat, "call", committed + stack, True)
                     return self._advance(seat)
             ruling = bare_ruling(word, self.round_in[seat], self.stacks[seat], self.current)
+        elif (
+            self.quick
+            and ev.get("chips") is None
+            and ev.get("declared") is None
+            and seat not in self.restricted
+        ):
+            # A bet, raise or all-in with its total alone: taken as entered when `sized_ruling` says so.
+            current = self.current
+            ruling = sized_ruling(
+                ev.get("action"),
+                ev.get("to"),
+                self.round_in[seat],
+                self.stacks[seat],
+                current,
+                self.min_raise,
+                self.setup.bb,
+                current == 0
+                or reopened_for(
+                    self._reopen, self.acted_level.get(seat), self.last_full_level, current, self.min_raise
+                ),
+            )
         if ruling is None:
             ruling = interpret(ev, self._facing(seat), self.profile)
         if ruling.reason is None:  # taken as entered: nothing to announce

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules import betting
-from controller.rules.betting import WORDS, Facing, bare_ruling, interpret
+from controller.rules.betting import WORDS, Facing, bare_ruling, interpret, sized_ruling
 from controller.rules.engine import TableEngine
 from controller.rules.errors import Rejected
 from controller.rules.profile import load_profile
@@ -240,3 +240,21 @@ def test_key_lines_are_read_as_the_key_pattern_reads_them(key, value):
     elif read is not None:
         expected = phh.fast_toml(f"k = {match.group(2)}\n")
         assert read == {match.group(1): expected["k"]}
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    facings,
+    st.sampled_from(["bet", "raise", "allin", "call", "check", "fold", "x"]),
+    st.one_of(st.integers(0, 8000), st.sampled_from([True, -1, 2.5, None])),
+    st.sampled_from(["cool_mule", "corner_pocket", "bluff_street", "dragons_den", "bar_league"]),
+)
+def test_a_sized_bet_or_raise_is_ruled_as_the_general_path_rules_it(facing, word, to, profile_name):
+    """`sized_ruling` (a bet, raise or all-in with `to` alone, taken as entered) agrees with `interpret`."""
+    profile = load_profile(profile_name)
+    ev = {"seat": 1, "action": word, "to": to}
+    f = facing
+    quick = sized_ruling(word, to, f.committed, f.stack, f.current, f.min_raise, f.min_bet, f.can_raise)
+    if quick is not None:
+        assert ("ruling", quick) == _general(ev, facing, profile)
+        assert quick.reason is None
