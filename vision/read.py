@@ -37,6 +37,8 @@ MODEL_VERSION = 1
 T_W, T_H = 30, 42  # whole-card template size
 F_W, F_H = 50, 70  # finer whole-card template, to tell look-alikes apart (3c/3s)
 BIGIDX = 1.5  # a corner suit symbol this much bigger than the pips is read alone (pips blur first)
+LOOK_ALIKE_MARGIN = 0.08  # enrolled: closer than this between same-rank suits of one colour ...
+LOOK_ALIKE_VOTE = 2.0  # ... the suit classifier overrules when this sure (summed log-odds)
 INDEX_RED = 0.19  # redness of the index's darkest pixels above which the card is red
 INDEX_INK = (2, 2, 24, 46)  # x0, y0, x1, y1 where the index's ink is looked at for its colour
 EDGE = 0.5  # a piece of the index box's top/left edge smaller than this share of the biggest is not ink
@@ -204,8 +206,24 @@ class DeckModel:
             ranked = sorted(both, key=lambda k: -both[k])
             best, second = ranked[0], ranked[1]
             margin = both[best] - both[second]
+            best, second, margin = self._look_alike(canon, visible, best, second, margin)
             return float(scores[best]), float(scores[best]) - margin, self.codes[best]
-        return float(scores[order[0]]), float(scores[order[1]]), self.codes[int(order[0])]
+        best, second = int(order[0]), int(order[1])
+        margin = float(scores[best] - scores[second])
+        best, second, margin = self._look_alike(canon, visible, best, second, margin)
+        return float(scores[best]), float(scores[best]) - margin, self.codes[best]
+
+    def _look_alike(self, canon, visible, best: int, second: int, margin: float):
+        """Same rank, suits of one colour (7c/7s, 6h/6d) and a close call: the shapes of the suit
+        symbols in view decide, told by the built-in reader's suit classifier (a blurred club fits a
+        sharp spade template about as well as a sharp club one)."""
+        a, b = self.codes[best], self.codes[second]
+        if a[0] != b[0] or (a[1] in "hd") != (b[1] in "hd") or margin > LOOK_ALIKE_MARGIN:
+            return best, second, margin
+        vote = suit_vote(canon, visible, a[1], b[1])
+        if vote < -LOOK_ALIKE_VOTE:
+            return second, best, margin
+        return best, second, margin
 
     # -- files ---------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -355,6 +373,30 @@ def enroll_deck(deck_dir: str | Path) -> tuple[DeckModel, list[str]]:
 
 
 # -- built-in reader --------------------------------------------------------------------------
+def suit_vote(canon: np.ndarray, visible: np.ndarray, a: str, b: str) -> float:
+    """Summed log-odds of suit a against suit b over the suit symbols in view (index symbols of
+    the corners in view, and the pips of a fully visible card); 0 without the classifiers."""
+    if glyph_models() is None:
+        return 0.0
+    ink, red = _ink(canon)
+    dark = darkness(canon)
+    feats = []
+    for rot in (False, True):
+        flip = (lambda x: np.ascontiguousarray(x[::-1, ::-1])) if rot else (lambda x: x)
+        if flip(visible)[2:44, 2:24].mean() > 250:
+            one = _read_index(flip(ink), flip(red), flip(ink), flip(dark))
+            if one is not None and one["suit_feat"] is not None:
+                feats.append(one["suit_feat"])
+    if visible.mean() > 250:
+        pips = _pips(ink, red, canon, dark)
+        if not pips["picture"]:
+            feats += pips["feats"]
+    lp = suit_log_probs(feats)
+    if lp is None:
+        return 0.0
+    return float(np.clip(lp[:, SUITS.index(a)] - lp[:, SUITS.index(b)], -4.0, 4.0).sum())
+
+
 def _suit_shape(name: str, size: int = 96) -> np.ndarray:
     img = np.zeros((size, size), np.uint8)
     s = size
