@@ -60,10 +60,15 @@ class HandPlay:
     def __init__(self, profile: Profile, setup: HandSetup):
         self.profile = profile
         self.setup = setup
-        # Settings read while the hand is played, looked up once here rather than on every action.
-        self._reopen = profile.value("betting", "reopen")
-        self._min_raise_rule = profile.value("betting", "min_raise")
-        self._out_of_turn_mode = profile.value("betting", "out_of_turn")
+        # Settings read while the hand is played, looked up once per profile rather than on every action.
+        settings = profile.memo.get("hand_play")
+        if settings is None:
+            settings = profile.memo["hand_play"] = (
+                profile.value("betting", "reopen"),
+                profile.value("betting", "min_raise"),
+                profile.value("betting", "out_of_turn"),
+            )
+        self._reopen, self._min_raise_rule, self._out_of_turn_mode = settings
         self.n = setup.seats
         self.button = setup.button
         # The turn order and, per seat, every dealt-in seat clockwise after it (itself last; read on every
@@ -566,6 +571,20 @@ class HandPlay:
         ]
 
     def _pots_line(self) -> dict:
+        live = self._live
+        if not self.setup.ante and not self.dead and live:
+            # The usual round end: every live seat put in the same and nobody more, no dead money. One pot,
+            # as `build_pots` makes it (its own shortcut), without the `Pot` in between.
+            total = self.total
+            level = total.get(live[0], 0)
+            if all(total.get(s, 0) == level for s in live) and max(total.values(), default=0) <= level:
+                amount = sum(total.values())
+                return {
+                    "type": "pots",
+                    "street": self.street,
+                    "pots": [{"amount": amount, "eligible": list(live)}] if amount > 0 else [],
+                    "rule": self._rule("showdown", "side_pots"),
+                }
         return {
             "type": "pots",
             "street": self.street,

@@ -92,7 +92,7 @@ def _dealing_order(button: int, dealt: set[int], seats: int, heads_up: bool, bb:
         start = bb
         order = [s for s in clockwise(start - 1 if start > 1 else seats, seats) if s in dealt]
         return tuple(order)
-    return tuple(s for s in clockwise(button, seats) if s in dealt)
+    return tuple([s for s in clockwise(button, seats) if s in dealt])
 
 
 def _dealer_seat(button: int, dealt: set[int], seats: int) -> int:
