@@ -107,8 +107,12 @@ class TableEngine:
         if handlers is None:
             handlers = {kind: getattr(type(self), "_on_" + kind) for kind in protocol.INPUT_TYPES}
             type(self)._handler_table = handlers
-            # The usual line's type -> (its one-pass check, its handler): one lookup for both.
-            type(self)._quick_table = {kind: (QUICK_CHECKS[kind], handlers[kind]) for kind in QUICK_CHECKS}
+            # The usual line's type -> (its one-pass check, its handler, whether the check fills defaults
+            # in): one lookup for all three.
+            type(self)._quick_table = {
+                kind: (QUICK_CHECKS[kind], handlers[kind], kind in protocol.QUICK_CHECKS_FILL)
+                for kind in QUICK_CHECKS
+            }
         self.handlers = handlers
         self._quick = type(self)._quick_table
         self.players: dict[int, Player] = {}
@@ -141,6 +145,12 @@ class TableEngine:
         n = self.lines_seen if line_no is None else line_no
         try:
             if type(line) is dict:
+                kind = line.get("type")
+                quick = self._quick.get(kind) if type(kind) is str else None
+                if quick is not None and not quick[2] and quick[0](line, self.seats):
+                    # Passed a check that fills nothing in: the caller's dict is only read (handlers copy
+                    # what they keep), so it needs no copy.
+                    return quick[1](self, line, n)
                 ev = dict(line)  # the caller's dict is not touched (validation fills defaults in)
             elif isinstance(line, str):
                 stripped = line.strip()

@@ -336,6 +336,8 @@ def _accept_level(ev: dict, seats: int) -> bool:
     return True
 
 
+QUICK_CHECKS_FILL = frozenset(("seat", "level"))  # their checks write defaults into the line
+
 QUICK_CHECKS = {
     "table": _accept_table,
     "level": _accept_level,

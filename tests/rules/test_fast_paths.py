@@ -258,3 +258,37 @@ def test_a_sized_bet_or_raise_is_ruled_as_the_general_path_rules_it(facing, word
     if quick is not None:
         assert ("ruling", quick) == _general(ev, facing, profile)
         assert quick.reason is None
+
+
+def test_a_dict_fed_to_the_engine_is_neither_changed_nor_kept():
+    """The engine reads a dict line without copying it when its check fills nothing in: the caller's dict
+    must come back unchanged, and changing it afterwards must change nothing in the table."""
+    import copy
+    import json
+
+    from bench.gen_session import generate
+
+    # A hand with an out-of-turn call that waits for its turn (bluff_street: binding), chips and a
+    # declaration, then a generated session.
+    lines = [{"type": "table", "seats": 6, "profile": "bluff_street"}]
+    lines += [{"type": "seat", "seat": s, "player": f"P{s}", "stack": 5000} for s in range(1, 7)]
+    lines += [{"type": "level", "sb": 50, "bb": 100}, {"type": "button", "seat": 6}, {"type": "hand_start"}]
+    lines += [{"type": "deal", "seat": s} for _ in range(2) for s in range(1, 7)]
+    lines += [
+        {"type": "action", "seat": 5, "action": "call"},  # out of turn: seat 3 is to act
+        {"type": "action", "seat": 3, "action": "fold"},
+        {"type": "action", "seat": 4, "action": "fold"},  # seat 5's call comes due
+        {"type": "action", "seat": 6, "action": "raise", "chips": [100, 100, 100]},
+        {"type": "action", "seat": 1, "action": "bet", "declared": "raise"},
+        {"type": "hand_end"},
+    ]
+    lines += [json.loads(t) for t in generate(30, seats=6, profile="bluff_street", seed=3)[8:]]
+    kept = copy.deepcopy(lines)
+    as_text, as_dicts = TableEngine("bluff_street", 6), TableEngine("bluff_street", 6)
+    for n, (line, same) in enumerate(zip(lines, kept, strict=True), 1):
+        expected = as_text.feed(json.dumps(same), n)
+        assert as_dicts.feed(line, n) == expected
+        assert line == same
+        line.clear()  # the caller reuses its dict: the table must not notice
+        line["type"] = "garbage"
+    assert as_dicts.snapshot() == as_text.snapshot()
