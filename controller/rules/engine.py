@@ -67,9 +67,25 @@ class DealState:
     boxed: int = 0
     complete: bool = False  # every seat dealt in has its two cards
     full: int = 0  # seats dealt in that hold two cards
-    # Every card so far went face down to the next seat in dealing order, one round after the other:
-    # the next such card needs no ruling (`_on_deal` takes it on its quick path).
+    # Every card so far went face down to the next seat in dealing order, one round after the other: the
+    # next such card needs no ruling (`_on_deal` takes it on its quick path), and `cards`, `received` and
+    # `full` are not kept up yet: `settle` writes them out from `off_deck` before anything reads them.
     in_order: bool = True
+
+    def settle(self, order: tuple[int, ...]) -> None:
+        """Write out the per-seat counts of an in-order deal (`order`: the hand's dealing order); from then
+        on every card of the hand is ruled on in full."""
+        if not self.in_order:
+            return
+        self.in_order = False
+        dealt, seats = self.off_deck, len(order)
+        for i, seat in enumerate(order):
+            if dealt > i:
+                got = [i + 1] if dealt <= seats + i else [i + 1, seats + i + 1]
+                self.cards[seat] = len(got)
+                self.received[seat] = got
+        self.full = max(0, dealt - seats)
+
     action_started: bool = False
     absent_done: bool = False
     acted_seats: set[int] = field(default_factory=set)
@@ -461,26 +477,20 @@ class TableEngine:
                 # most two cards), so it is counted straight away.
                 order = h.positions.dealt_in
                 position = d.off_deck
-                seat = ev["seat"]
-                if position < 2 * len(order) and seat == order[position % len(order)]:
-                    if position == 0 and seat != h.positions.first_card:
-                        pass  # not the usual deal after all: ruled below
-                    else:
-                        held = d.cards.get(seat, 0)
-                        d.cards[seat] = held + 1
-                        d.off_deck = position + 1
-                        received = d.received.get(seat)
-                        if received is None:
-                            d.received[seat] = [position + 1]
-                        else:
-                            received.append(position + 1)
-                        if held == 1:
-                            d.full += 1
-                            if d.full >= len(order):
-                                return self._check_deal_complete(h)
-                        return []
+                seats = len(order)
+                if (
+                    position < 2 * seats
+                    and ev["seat"] == order[position % seats]
+                    and (position or ev["seat"] == h.positions.first_card)
+                ):
+                    d.off_deck = position + 1
+                    if position + 1 == 2 * seats:  # the last card: every seat holds two
+                        d.settle(order)
+                        return self._check_deal_complete(h)
+                    return []
         h = self._current("deal")
         d, p, prof = h.deal, h.positions, self.profile
+        d.settle(p.dealt_in)
         seat, card = ev["seat"], ev.get("card")
         held = d.cards.get(seat, 0)
         before_sa = not d.substantial
@@ -552,7 +562,6 @@ class TableEngine:
             if held == 1 and seat in p.dealt_in:
                 d.full += 1
         d.off_deck = position
-        d.in_order = False  # from here on every card of this hand is ruled on in full
         d.received.setdefault(seat, []).append(position)
         out.extend(self._check_deal_complete(h))
         return out
@@ -611,6 +620,7 @@ class TableEngine:
         h = self._current("expose")
         seat, card, by = ev["seat"], ev["card"], ev["by"]
         d = h.deal
+        d.settle(h.positions.dealt_in)
         if seat not in h.positions.dealt_in:
             raise Rejected(f"seat {seat} was dealt no cards in hand {h.number}")
         if d.cards.get(seat, 0) == 0:
@@ -625,7 +635,6 @@ class TableEngine:
         # The card most recently dealt to the seat was flashed while the deal goes on.
         ruling = self._exposed_in_deal(h, seat, card, d.received[seat][-1])
         if ruling and ruling[0]["type"] == "replace_exposed":
-            d.in_order = False
             if d.cards[seat] == 2:
                 d.full -= 1
             d.cards[seat] -= 1

@@ -143,7 +143,7 @@ def _play(lines: list[dict], profile: str, quick: bool) -> list[dict]:
     for n, line in enumerate(lines, 1):
         out += engine.feed(line, n)
         if not quick and engine.hand is not None:
-            engine.hand.deal.in_order = False  # every card through the full deal monitor
+            engine.hand.deal.settle(engine.hand.positions.dealt_in)  # every card: the full deal monitor
             if engine.hand.play is not None:
                 engine.hand.play.quick = False
         out.append({"snapshot": engine.snapshot(), "stacks": engine.stacks()})
