@@ -115,11 +115,14 @@ def _positions(
     rules: dict[str, str],
     sitting: dict[int, str] | None = None,
     heads_up: bool = False,
+    order: tuple[int, ...] | None = None,
 ) -> Positions:
     """The one place a hand's positions are assembled: the small blind is posted only when its seat is
-    dealt in, the button is dead when its seat is not, and the dealer and dealing order follow."""
+    dealt in, the button is dead when its seat is not, and the dealer and dealing order follow (`order`:
+    the dealing order when the caller has it already)."""
     sb = sb_position if sb_position in dealt else None
-    order = _dealing_order(button, dealt, seats, heads_up, bb)
+    if order is None:
+        order = _dealing_order(button, dealt, seats, heads_up, bb)
     return Positions(
         button,  # button
         sb,  # sb
@@ -225,7 +228,9 @@ def _fresh_positions(
         rules["button"] = profile.rule("seating", "heads_up_button_posts_sb")
         return _positions(button, button, bb, live, seats, rules, heads_up=True)
     after = [s for s in clockwise(button, seats) if s in live and s != button]
-    return _positions(button, after[0], after[1], live, seats, rules)
+    # The dealing order is the same walk from the button's left, ending with the button if it is dealt in.
+    order = (*after, button) if button in live else tuple(after)
+    return _positions(button, after[0], after[1], live, seats, rules, order=order)
 
 
 def _heads_up(
