@@ -39,6 +39,7 @@ F_W, F_H = 50, 70  # finer whole-card template, to tell look-alikes apart (3c/3s
 BIGIDX = 1.5  # a corner suit symbol this much bigger than the pips is read alone (pips blur first)
 LOOK_ALIKE_MARGIN = 0.08  # enrolled: closer than this between same-rank suits of one colour ...
 LOOK_ALIKE_VOTE = 2.0  # ... the suit classifier overrules when this sure (summed log-odds)
+INDEX_CANDIDATES = 8  # enrolled: this many best whole-card matches have their corner index compared
 INDEX_RED = 0.19  # redness of the index's darkest pixels above which the card is red
 INDEX_INK = (2, 2, 24, 46)  # x0, y0, x1, y1 where the index's ink is looked at for its colour
 EDGE = 0.5  # a piece of the index box's top/left edge smaller than this share of the biggest is not ink
@@ -121,8 +122,11 @@ class DeckModel:
         self.back = None if back is None else back.astype(np.float32)
         self.name = name
         f = self.full.reshape(len(codes), -1)
+        self._full_flat, self._full_sq = f, f * f  # for correlations weighted by what is in view
         f = f - f.mean(axis=1, keepdims=True)
         self._full_n = f / (np.linalg.norm(f, axis=1, keepdims=True) + 1e-6)
+        self._idx_cache: list[list[np.ndarray] | None] = [None] * len(codes)
+        self._fine_cache: list[list[np.ndarray] | None] = [None] * len(codes)
 
     @staticmethod
     def fine_features(canon: np.ndarray) -> np.ndarray:
@@ -131,8 +135,9 @@ class DeckModel:
         )
 
     @staticmethod
-    def features(canon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        n = _normalise(canon)
+    def features(canon: np.ndarray, n: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Whole card (small) and corner index; `n` is the card already normalised, if at hand."""
+        n = _normalise(canon) if n is None else n
         full = cv2.resize(n, (T_W, T_H), interpolation=cv2.INTER_AREA)
         x0, y0, x1, y1 = IDX_BOX
         index = cv2.GaussianBlur(n[y0:y1, x0:x1], (3, 3), 0)
@@ -140,8 +145,9 @@ class DeckModel:
 
     def read(self, canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None = None) -> ReadResult:
         up = face_up_score(canon, visible if own is None else own)
+        norm = _normalise(canon)
         if self.back is not None:
-            full, _ = self.features(canon)
+            full, _ = self.features(canon, norm)
             vis_small = cv2.resize(visible, (T_W, T_H), interpolation=cv2.INTER_AREA) > 128
             w = np.repeat(vis_small[:, :, None], 3, axis=2)
             back_sim = max(_ncc(full, self.back, w), _ncc(full, self.back[::-1, ::-1], w))
@@ -149,56 +155,100 @@ class DeckModel:
                 return ReadResult("down", None, min(0.99, 0.5 + back_sim / 2))
         if up < 0.5:
             return ReadResult("down", None, 1.0 - up / 2)
-        best, second, code = self._match(canon, visible if own is None else own)
+        best, second, code = self._match(canon, visible if own is None else own, norm)
         conf = max(0.0, min(0.99, 0.5 + (best - second) * 2.5)) if best > 0.3 else 0.2
         return ReadResult("up", code if best > 0.3 else None, conf)
 
-    def _match(self, canon: np.ndarray, visible: np.ndarray) -> tuple[float, float, str]:
+    def _index_templates(self, k: int) -> list[np.ndarray]:
+        """Card k's corner index as enrolled and blurred as a camera might see it (made once)."""
+        if self._idx_cache[k] is None:
+            self._idx_cache[k] = [
+                np.ascontiguousarray(t[4:-4, 3:-3]) for t in _blurred(self.index[k], (0.0, 1.0, 2.0))
+            ]
+        return self._idx_cache[k]
+
+    def _fine_templates(self, k: int) -> list[np.ndarray]:
+        if self._fine_cache[k] is None:
+            self._fine_cache[k] = [
+                np.ascontiguousarray(t[2:-2, 2:-2]) for t in _blurred(self.fine[k], (0.0, 0.6, 1.2, 1.8))
+            ]
+        return self._fine_cache[k]
+
+    def _masked_ncc(self, full: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Weighted normalised correlation of `full` with every whole-card template at once."""
+        a, w = full.ravel().astype(np.float32), w.ravel().astype(np.float32)
+        sw = float(w.sum())
+        if sw < 10:
+            return np.zeros(len(self.codes))
+        ma = float((a * w).sum()) / sw
+        da = (a - ma) * w
+        var_a = float((da * (a - ma)).sum())
+        tw = self._full_flat @ w
+        mb = tw / sw
+        num = self._full_flat @ da - mb * float(da.sum())
+        var_b = self._full_sq @ w - mb * mb * sw
+        return num / (np.sqrt(np.maximum(var_a * var_b, 0.0)) + 1e-6)
+
+    def _match(
+        self, canon: np.ndarray, visible: np.ndarray, norm: np.ndarray | None = None
+    ) -> tuple[float, float, str]:
+        norm = _normalise(canon) if norm is None else norm
         # the whole card, in both upright orientations (the better one counts)
         s_full = np.full(len(self.codes), -1.0)
         corners = []  # the corner indices in view, each turned to the top-left
         for rot in (False, True):
             img = np.ascontiguousarray(canon[::-1, ::-1] if rot else canon)
+            n_img = np.ascontiguousarray(norm[::-1, ::-1] if rot else norm)
             vis = np.ascontiguousarray(visible[::-1, ::-1] if rot else visible)
-            full, _index = self.features(img)
+            full, _index = self.features(img, n_img)
             vis_small = cv2.resize(vis, (T_W, T_H), interpolation=cv2.INTER_AREA) > 128
             if vis_small.mean() > 0.97:
                 f = full.ravel() - full.mean()
                 s = self._full_n @ (f / (np.linalg.norm(f) + 1e-6))
             else:
-                w = np.repeat(vis_small[:, :, None], 3, axis=2)
-                s = np.array([_ncc(full, t, w) for t in self.full])
+                s = self._masked_ncc(full, np.repeat(vis_small[:, :, None], 3, axis=2))
             s_full = np.maximum(s_full, s)
             x0, y0, x1, y1 = IDX_BOX
             if vis[y0:y1, x0:x1].mean() > 200:
-                search = np.ascontiguousarray(_normalise(img)[0 : y1 + 6, 0 : x1 + 6])
+                search = np.ascontiguousarray(n_img[0 : y1 + 6, 0 : x1 + 6])
                 corners.append(cv2.GaussianBlur(search, (3, 3), 0))
         scores = s_full
         if corners:
             # the corner index decides between look-alikes (3c/3s, 6h/6d) whichever way up the
             # card lies (both corners carry it): searched over a few pixels of shift because the
             # card's outline is only known to a pixel or two
-            cand = np.argsort(-s_full)[:8]
+            cand = np.argsort(-s_full)[:INDEX_CANDIDATES]
             scores = s_full * 0.5
-            for k in cand:
-                best_idx = -1.0
-                for search in corners:
-                    for t in _blurred(self.index[k], (0.0, 1.0, 2.0)):  # the camera blurs; so do we
-                        t = np.ascontiguousarray(t[4:-4, 3:-3])
-                        best_idx = max(
-                            best_idx, float(cv2.matchTemplate(search, t, cv2.TM_CCOEFF_NORMED).max())
-                        )
-                scores[k] = 0.4 * s_full[k] + 0.6 * best_idx
+            # how blurred the camera saw the index (so do we blur the templates): judged on the
+            # two best candidates, then used for the others
+            blur = [None] * len(corners)
+            idx_best = dict.fromkeys((int(k) for k in cand), -1.0)
+            for j, search in enumerate(corners):
+                top = -1.0
+                for k in cand[:2]:
+                    for b, t in enumerate(self._index_templates(int(k))):
+                        v = float(cv2.matchTemplate(search, t, cv2.TM_CCOEFF_NORMED).max())
+                        idx_best[int(k)] = max(idx_best[int(k)], v)
+                        if v > top:
+                            top, blur[j] = v, b
+                for k in cand[2:]:
+                    t = self._index_templates(int(k))[blur[j]]
+                    v = float(cv2.matchTemplate(search, t, cv2.TM_CCOEFF_NORMED).max())
+                    idx_best[int(k)] = max(idx_best[int(k)], v)
+            for k, v in idx_best.items():
+                scores[k] = 0.4 * s_full[k] + 0.6 * v
         order = np.argsort(-scores)
         if self.fine is not None and visible.mean() > 250 and scores[order[0]] - scores[order[2]] < 0.25:
             # close call between look-alikes: compare the whole card finely, allowing a small shift
             fine = {}
             for rot in (False, True):
-                img = np.ascontiguousarray(canon[::-1, ::-1] if rot else canon)
-                obs = cv2.copyMakeBorder(self.fine_features(img), 3, 3, 3, 3, cv2.BORDER_REPLICATE)
+                n_img = np.ascontiguousarray(norm[::-1, ::-1] if rot else norm)
+                fine_obs = cv2.GaussianBlur(
+                    cv2.resize(n_img, (F_W, F_H), interpolation=cv2.INTER_AREA), (3, 3), 0
+                )
+                obs = cv2.copyMakeBorder(fine_obs, 3, 3, 3, 3, cv2.BORDER_REPLICATE)
                 for k in order[:3]:
-                    for t in _blurred(self.fine[k], (0.0, 0.6, 1.2, 1.8)):
-                        t = np.ascontiguousarray(t[2:-2, 2:-2])
+                    for t in self._fine_templates(int(k)):
                         v = float(cv2.matchTemplate(obs, t, cv2.TM_CCOEFF_NORMED).max())
                         fine[int(k)] = max(fine.get(int(k), -1.0), v)
             # the fine whole card (pip shapes) and the corner index (rank) decide together
