@@ -559,7 +559,10 @@ def replay(
     profile = load_profile(profile_name)
     table = make_table(profile, n, engine)
     notes: list[str] = []
-    level = next((line for line in lines if line["type"] == "level"), {})  # to_lines writes one
+    # to_lines writes one level line, after the table line and one seat line per player.
+    level = lines[n + 1] if len(lines) > n + 1 and lines[n + 1]["type"] == "level" else None
+    if level is None:
+        level = next((line for line in lines if line["type"] == "level"), {})
     if isinstance(table, DirectTable) is False and level.get("big_blind_ante"):
         # A big-blind ante reaches HandPlay only if the engine passes the level's `big_blind_ante` on;
         # an engine that does not would post everyone's ante: play the hand logic alone instead.
