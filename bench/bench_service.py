@@ -46,6 +46,16 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
+async def push(service: TableService, frame) -> None:
+    """One frame to the camera; a camera that takes none for 10 s ends the benchmark with its health."""
+    try:
+        async with asyncio.timeout(10):
+            await service.push_frame(frame)
+    except TimeoutError:
+        camera = service.health.part("camera")
+        raise SystemExit(f"the camera takes no frames: {camera.status} ({camera.detail})") from None
+
+
 async def latency(
     hands: int, width: int, height: int, workdir: Path, broker_port: int | None
 ) -> dict[str, float]:
@@ -109,14 +119,14 @@ async def latency(
                     raise SystemExit(f"hand_start refused: {outs}")
                 first_seat = hand["first_card"]
                 for _ in range(8):  # an empty felt long enough for the tracker to forget the last hand
-                    await service.push_frame(empty)
+                    await push(service, empty)
                 await asyncio.sleep(0.05)
                 cam.deal_to(first_seat, face_up=True)
                 frame, _ = await asyncio.to_thread(cam.frame)
                 t0 = time.perf_counter()
-                await service.push_frame(frame)
-                await service.push_frame(frame)
-                await service.push_frame(frame)
+                await push(service, frame)
+                await push(service, frame)
+                await push(service, frame)
                 t_last = time.perf_counter()
                 try:
                     async with asyncio.timeout(5):
