@@ -163,10 +163,16 @@ class TableEngine:
             if type(line) is dict:
                 kind = line.get("type")
                 quick = self._quick.get(kind) if type(kind) is str else None
-                if quick is not None and not quick[2] and quick[0](line, self.seats):
-                    # Passed a check that fills nothing in: the caller's dict is only read (handlers copy
-                    # what they keep), so it needs no copy.
-                    return quick[1](self, line, n)
+                if quick is not None:
+                    if not quick[2]:
+                        if quick[0](line, self.seats):
+                            # Passed a check that fills nothing in: the caller's dict is only read
+                            # (handlers copy what they keep), so it needs no copy.
+                            return quick[1](self, line, n)
+                    else:
+                        ev = dict(line)  # the check fills defaults in: not into the caller's dict
+                        if quick[0](ev, self.seats):
+                            return quick[1](self, ev, n)
                 ev = dict(line)  # the caller's dict is not touched (validation fills defaults in)
             elif isinstance(line, str):
                 stripped = line.strip()

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from controller.rules.betting import Facing, Ruling, bare_ruling, interpret, reopened_for, sized_ruling
+from controller.rules.cards import ALL_CARDS
 from controller.rules.errors import Rejected
 from controller.rules.pots import Pot, build_pots, clockwise_from_button, uncalled
 from controller.rules.profile import Profile
@@ -47,6 +48,15 @@ class HandSetup:
     prior_offences: frozenset[int] = field(
         default_factory=frozenset
     )  # seats already warned for acting out of turn
+
+
+def _fresh_cards(cards: list, taken: dict[str, str]) -> bool:
+    """True when `cards` are card codes, none twice and none already out: what `check_cards` passes
+    without a word (it is called only otherwise, to say what is wrong)."""
+    for card in cards:
+        if type(card) is not str or card not in ALL_CARDS or card in taken:
+            return False
+    return len(cards) == 1 or len(set(cards)) == len(cards)
 
 
 class HandPlay:
@@ -639,7 +649,8 @@ class HandPlay:
         cards = ev.get("cards")
         if not isinstance(cards, list) or not cards:
             raise Rejected("field 'cards' must be a non-empty list of card codes")
-        check_cards(cards, len(cards), "field 'cards'", self._taken())
+        if not _fresh_cards(cards, self._cards_out):
+            check_cards(cards, len(cards), "field 'cards'", self._taken())  # says what is wrong
         if len(self._live) < 2:
             holder = f"only seat {self._live[0]} holds a hand" if self._live else "no seat holds a live hand"
             raise Rejected(f"no board is dealt: {holder}")
@@ -669,7 +680,8 @@ class HandPlay:
                 return out + self._premature("river")
             out += self._burn_check("river")
             return out + self._deal_street("river", cards[1:])
-        return out + self._deal_street(target, cards)
+        self._deal_street(target, cards)  # rules on nothing: returns no lines
+        return out
 
     def _burn_check(self, street: str) -> list[dict]:
         out = []
@@ -683,11 +695,13 @@ class HandPlay:
 
     def _deal_street(self, street: str, cards: list[str]) -> list[dict]:
         self.board_cards.extend(cards)
-        self._cards_out.update(dict.fromkeys(cards, "the board"))
+        cards_out = self._cards_out
+        for card in cards:
+            cards_out[card] = "the board"
         self.history.append(("board", list(cards)))
         self.street = street
         self._reset_round()
-        if self._able() >= 2:
+        if len(self.order) - len(self.folded | self.all_in) >= 2:  # `_able()`
             self._begin_round(after=self.button)
         if self.to_act is None and street == "river":
             self.street = "showdown"  # nobody can bet: cards are tabled, no showdown order
@@ -722,13 +736,20 @@ class HandPlay:
             raise Rejected(f"seat {seat} has folded or mucked; its cards cannot win")
         if seat in self.shown:
             raise Rejected(f"seat {seat} has already tabled {' '.join(self.shown[seat])}")
-        if not self._betting_over():
+        if self.to_act is not None:  # not `_betting_over()`
             raise Rejected(
                 f"betting is still in progress (seat {self.to_act} to act): cards are tabled at showdown"
             )
-        self.shown[seat] = check_cards(ev.get("cards"), 2, f"seat {seat}'s hole cards", self._taken())
-        self._cards_out.update(dict.fromkeys(self.shown[seat], f"seat {seat}'s hand"))
-        self.history.append(("show", seat, list(self.shown[seat])))
+        cards = ev.get("cards")
+        if type(cards) is list and len(cards) == 2 and _fresh_cards(cards, self._cards_out):
+            shown = self.shown[seat] = list(cards)
+        else:
+            shown = self.shown[seat] = check_cards(cards, 2, f"seat {seat}'s hole cards", self._taken())
+        where = f"seat {seat}'s hand"
+        cards_out = self._cards_out
+        for card in shown:
+            cards_out[card] = where
+        self.history.append(("show", seat, list(shown)))
         return []
 
     def muck(self, ev: dict, line: int) -> list[dict]:
