@@ -40,6 +40,7 @@ BIGIDX = 1.5  # a corner suit symbol this much bigger than the pips is read alon
 LOOK_ALIKE_MARGIN = 0.08  # enrolled: closer than this between same-rank suits of one colour ...
 LOOK_ALIKE_VOTE = 2.0  # ... the suit classifier overrules when this sure (summed log-odds)
 INDEX_CANDIDATES = 8  # enrolled: this many best whole-card matches have their corner index compared
+COURT_RULE = 0.3  # weight of the court letter's shape rule (hole / narrow) next to the glyph score
 INDEX_RED = 0.19  # redness of the index's darkest pixels above which the card is red
 INDEX_INK = (2, 2, 24, 46)  # x0, y0, x1, y1 where the index's ink is looked at for its colour
 EDGE = 0.5  # a piece of the index box's top/left edge smaller than this share of the biggest is not ink
@@ -619,14 +620,10 @@ class BuiltinReader:
         if pips is not None and pips["picture"]:
             if idx is not None:
                 # letter shape rule (hole / narrow) and the drawn-font match vote together
-                jqk = {r: glyph_scores.get(r, 0.0) + (0.3 if r == idx["court"] else 0.0) for r in "JQK"}
+                jqk = {
+                    r: glyph_scores.get(r, 0.0) + (COURT_RULE if r == idx["court"] else 0.0) for r in "JQK"
+                }
                 rank, rank_conf = max(jqk, key=jqk.get), 0.7
-        elif pips is not None and 1 <= pips["n"] <= 10 and dark is not None and idx is not None:
-            # the pip count and the index glyph together: a pip lost to blur or taken for a
-            # corner symbol costs less than a confident glyph
-            fit = {r: glyph_scores.get(r, -6.0) - PIP_MISS * abs(n - pips["n"]) for r, n in PIP_COUNT.items()}
-            rank = max(fit, key=fit.get)
-            rank_conf = 0.9 if PIP_COUNT[rank] == pips["n"] else 0.6
         elif pips is not None and 1 <= pips["n"] <= 10:
             rank = {1: "A", 10: "T"}.get(pips["n"], str(pips["n"]))
             rank_conf = 0.9
@@ -643,9 +640,7 @@ class BuiltinReader:
         return rank + suit, round(min(0.99, rank_conf * (0.5 + suit_conf / 2)), 3)
 
 
-PIP_COUNT = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 10}
-PIP_MISS = 3.0  # log-odds of the glyph classifier one pip more or less in the count is worth
-GLYPH_WEIGHT = 1.0  # a half-hidden card: the glyph's log-odds against the pips in view
+GLYPH_WEIGHT = 0.5  # a half-hidden card: the glyph's log-odds (overconfident on a deck never seen) against the pips in view
 
 # the usual places of the pips (x, y as fractions of the card) of A and 2..10
 PIP_LAYOUTS = {
