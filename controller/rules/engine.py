@@ -71,6 +71,14 @@ class DealState:
     # next such card needs no ruling (`_on_deal` takes it on its quick path), and `cards`, `received` and
     # `full` are not kept up yet: `settle` writes them out from `off_deck` before anything reads them.
     in_order: bool = True
+    action_started: bool = False
+    absent_done: bool = False
+    acted_seats: set[int] = field(default_factory=set)
+    in_turn_actions: int = 0
+    in_turn_with_chips: int = 0
+    aggressive: int = 0
+    passive: int = 0
+    substantial: bool = False
 
     def settle(self, order: tuple[int, ...]) -> None:
         """Write out the per-seat counts of an in-order deal (`order`: the hand's dealing order); from then
@@ -85,15 +93,6 @@ class DealState:
                 self.cards[seat] = len(got)
                 self.received[seat] = got
         self.full = max(0, dealt - seats)
-
-    action_started: bool = False
-    absent_done: bool = False
-    acted_seats: set[int] = field(default_factory=set)
-    in_turn_actions: int = 0
-    in_turn_with_chips: int = 0
-    aggressive: int = 0
-    passive: int = 0
-    substantial: bool = False
 
 
 @dataclass(slots=True)
@@ -480,7 +479,7 @@ class TableEngine:
             if d.in_order and not d.action_started and not d.complete and ev.get("card") is None:
                 # The usual card: face down to the seat next in dealing order. Every check below passes
                 # for it (first card to the first seat, a seat dealt in, no card before it missing, at
-                # most two cards), so it is counted straight away.
+                # most two cards): only the count off the deck moves (see `DealState.settle`).
                 order = h.positions.dealt_in
                 position = d.off_deck
                 seats = len(order)
