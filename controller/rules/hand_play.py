@@ -63,8 +63,9 @@ class HandPlay:
     """The state of one hand from the blinds to the award. Read-only attributes for the engine:
     `stacks`, `acted`, `street`, `to_act`, `live`, `board_cards`, `pots()`."""
 
-    # Take the shortcuts written out for the usual case (a bare fold, check or call in turn). False: every
-    # action goes the general way; the tests play hands both ways and compare.
+    # Take the shortcuts written out for the usual action in turn (a bare fold, check or call; a bet, raise
+    # or all-in with its total alone). False: every action goes the general way; the tests play hands both
+    # ways and compare.
     quick = True
 
     def __init__(self, profile: Profile, setup: HandSetup):
