@@ -277,7 +277,7 @@ class Detector:
         """Cards of a blob that has not moved since the last frame (same box within 1 px, same area)."""
         for b, a, w, found in self._blob_memo:
             if (
-                abs(w - cw) < 0.5
+                abs(w - cw) < 0.03 * cw  # the size measured on each frame jitters a little
                 and abs(a - area) <= 0.02 * area
                 and max(abs(b[i] - box[i]) for i in range(4)) <= 1
             ):
@@ -712,6 +712,7 @@ def _split_blob(
     # card spills out of its blob only beyond that
     grown = cv2.dilate(blob, np.ones((3, 3), np.uint8))
     bb = (blob_bits, int.from_bytes(np.packbits(grown.ravel()).tobytes(), "big"))
+    near = _crop_near(blob, grown, off, pad - 8)
     bits = []
     for q in cands:
         m = np.zeros_like(blob)
@@ -743,9 +744,11 @@ def _split_blob(
     dist = cv2.distanceTransform(blob, cv2.DIST_L2, 3)
     best_score, best, best_rects = -1.0, (), []
     for base, combo in scored_combos[:8]:
+        if base < scored_combos[0][0] - 0.15:
+            break  # too far behind for the picture to make up for it
         rects = [_clockwise(cands[i]) for i in combo]
         if len(rects) > 1:
-            rects = _refine(rects, blob, bb, off, cw, ch)
+            rects = _refine(rects, near, cw, ch)
         fit, least_own = _fit(rects, blob, bb, off)
         if least_own < MIN_OWN * card_area:
             continue
@@ -769,7 +772,7 @@ def _split_blob(
     if best_score < 0.25 + SUPPORT_WEIGHT * 0.3:
         return []
     if len(best_rects) > 1:  # the reading is settled: now to the pixel, on the blob as it is
-        best_rects = _refine(best_rects, blob, bb, off, cw, ch, ring=1.0)
+        best_rects = _refine(best_rects, near, cw, ch, ring=1.0)
     return [_Rect(q, votes[i], 1.0) for q, i in zip(best_rects, best, strict=True)]
 
 
@@ -855,18 +858,23 @@ def _rect_from_pose(c, theta: float, w: float, h: float) -> np.ndarray:
     )
 
 
-def _refine(
-    rects: list[np.ndarray],
-    blob: np.ndarray,
-    bb: tuple[int, int],
-    off: np.ndarray,
-    cw: float,
-    ch: float,
-    ring: float = 0.0,
-):
+def _crop_near(blob: np.ndarray, grown: np.ndarray, off: np.ndarray, margin: int):
+    """The blob window cut down to the blob and a few pixels round it (where refined cards move),
+    as (blob bits, grown blob bits, blob array, offset)."""
+    m = max(int(margin), 0)
+    h, w = blob.shape
+    b = blob[m : h - m, m : w - m] if m and h > 2 * m and w > 2 * m else blob
+    g = grown[m : h - m, m : w - m] if b is not blob else grown
+    o = off + (m if b is not blob else 0)
+    bits = int.from_bytes(np.packbits(b.ravel()).tobytes(), "big")
+    return bits, int.from_bytes(np.packbits(g.ravel()).tobytes(), "big"), b, o
+
+
+def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0.0):
     """Nudge each card (position, angle) so the cards' union fits the blob best: corners at junctions
-    of two cards give slightly wrong directions, this puts each card back on its own outline."""
-    blob_bits, grown_bits = bb
+    of two cards give slightly wrong directions, this puts each card back on its own outline.
+    Spill within a pixel of the blob costs `ring` (the mask may miss a card's rim), beyond it 3."""
+    blob_bits, grown_bits, blob, off = near
     area = max(blob_bits.bit_count(), 1)
     poses = []
     for q in rects:
