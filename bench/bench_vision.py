@@ -133,6 +133,10 @@ def main() -> int:
             f"{'ok' if en.chips_as_button == 0 else 'OVER GOAL'}"
         )
         print(f"  {'button reported where none/wrong':32s} {en.button_false:6d}")
+        print(
+            f"  outlines of found cards: off by > 1/4 card {en.outline_off} of {en.found}; "
+            f"mean worst-corner error {en.mean_outline_error:.3f} card widths"
+        )
         print(f"  {'unread face-up cards (built-in)':32s} {bi.read_none:6d}")
         print(
             f"  face-up cards with both corner indices under other cards: {en.up_cards - en.up_index_seen}; "

@@ -24,6 +24,10 @@ class Score:
     # misreads of cards whose detected outline is off by more than a quarter card width (a wrong
     # split of an overlapping blob or a board row): the detection's fault, not the reader's
     misread_outline_off: int = 0
+    # found cards (read or not) whose outline is off by more than a quarter card width, and the sum
+    # of every found card's worst corner error in card widths (outline precision, reader aside)
+    outline_off: int = 0
+    outline_error_cw: float = 0.0
     frames_with_button: int = 0
     button_found: int = 0
     button_false: int = 0  # a button reported where there is none (a chip, mostly)
@@ -33,7 +37,7 @@ class Score:
 
     def add(self, other: Score) -> None:
         for k, v in other.__dict__.items():
-            if isinstance(v, int):
+            if isinstance(v, int | float):
                 setattr(self, k, getattr(self, k) + v)
             else:
                 getattr(self, k).extend(v)
@@ -58,6 +62,11 @@ class Score:
     def reading_accuracy_index_seen(self) -> float:
         """Reading accuracy over the cards whose rank and suit can be seen in at least one corner."""
         return self.read_right_index_seen / max(self.up_index_seen, 1)
+
+    @property
+    def mean_outline_error(self) -> float:
+        """Mean worst-corner error of the found cards' outlines, in card widths."""
+        return self.outline_error_cw / max(self.found, 1)
 
     @property
     def button_rate(self) -> float:
@@ -133,6 +142,9 @@ def score_frame(result, truth: dict, min_visible: float = 0.1) -> Score:
         used.add(best)
         s.found += 1
         c = d["cards"][best]
+        err = _outline_error(c["corners"], t["corners"]) / cw
+        s.outline_error_cw += err
+        s.outline_off += err > 0.25
         if c["face"] == t["face"]:
             s.face_right += 1
         else:
@@ -146,7 +158,7 @@ def score_frame(result, truth: dict, min_visible: float = 0.1) -> Score:
                 s.read_right_index_seen += seen
             else:
                 s.read_none += c["code"] is None
-                s.misread_outline_off += _outline_error(c["corners"], t["corners"]) > 0.25 * cw
+                s.misread_outline_off += err > 0.25
                 s.mistakes.append(("read", t["code"], c["code"], t["visible"]))
     for i, c in enumerate(d["cards"]):
         if i not in used:

@@ -46,3 +46,19 @@ def test_card_crossed_over_both_indices_cannot_be_read():
     assert (s.up_index_seen, s.read_right_index_seen) == (1, 1)
     assert s.reading_accuracy == 0.5 and s.reading_accuracy_index_seen == 1.0
     assert s.misread_outline_off == 0  # the outline was right; the index was not in view
+
+
+def test_an_outline_shifted_by_a_third_of_a_card_is_counted_off_even_when_read_right():
+    card = CardPlacement((0.0, 0.0), 0.0, "Qd", face_up=True, zone="board")
+    truth = _truth([card])
+    t = truth["cards"][0]
+    shift = truth["card_width_px"] / 3
+    corners = [[x + shift, y] for x, y in t["corners"]]
+    found = {
+        "cards": [{"face": "up", "code": "Qd", "center": t["center"], "corners": corners}],
+        "button": None,
+    }
+    s = score_frame(found, truth)
+    assert s.read_right == 1 and s.misread_outline_off == 0  # read right: not a misread
+    assert s.outline_off == 1
+    assert abs(s.mean_outline_error - 1 / 3) < 0.01
