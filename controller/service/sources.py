@@ -98,7 +98,15 @@ class CameraSource:
             self._reset_hand = True
 
     async def push(self, frame: Any, t: float | None = None) -> None:
-        """Hand one frame to the tracker (simulated camera only); waits while the tracker is busy."""
+        """Hand one frame to the tracker (simulated camera only); waits while the tracker is busy.
+
+        A camera that will never take frames (`none`, or its vision package missing) refuses at
+        once, saying why, instead of leaving the caller waiting forever.
+        """
+        if self.spec != "sim" or self.health.status in ("unavailable", "disabled"):
+            raise Unavailable(
+                f"camera {self.spec!r} takes no pushed frames ({self.health.status}: {self.health.detail})"
+            )
         await self._pushed.put((time.monotonic() if t is None else t, frame))
 
     async def run(self, emit: Emit) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from controller.service.app import TableService
 from controller.service.config import ConfigError, parse_config
+from controller.service.sources import Unavailable
 from hil.camera import SimulatedCamera
 from tests.service.conftest import table_config
 from vision.read import enroll_deck
@@ -73,3 +74,11 @@ async def test_a_damaged_deck_file_is_named_and_the_table_reads_on(tmp_path):
 def test_a_missing_deck_file_is_a_config_error_naming_the_key(tmp_path):
     with pytest.raises(ConfigError, match=r"devices\.deck: file .*nope\.deck.* does not exist"):
         parse_config({"devices": {"deck": str(tmp_path / "nope.deck")}}, "t.toml")
+
+
+async def test_pushing_a_frame_to_a_camera_that_takes_none_says_so_at_once(tmp_path):
+    cfg = table_config(tmp_path, devices={"camera": "none"})
+    async with TableService(cfg) as service:
+        frame, _ = SimulatedCamera(width=640, height=360).frame()
+        with pytest.raises(Unavailable, match=r"camera 'none' takes no pushed frames \(disabled"):
+            await asyncio.wait_for(service.push_frame(frame), 5)
