@@ -123,11 +123,17 @@ class TableEngine:
             handlers = {kind: getattr(type(self), "_on_" + kind) for kind in protocol.INPUT_TYPES}
             type(self)._handler_table = handlers
             # The usual line's type -> (its one-pass check, its handler, whether the check fills defaults
-            # in): one lookup for all three.
-            type(self)._quick_table = {
+            # in): one lookup for all three. A check of None: the handler takes the line as it comes, either
+            # one that checks the usual line itself (`_usual_*`) or one for a line with nothing to check.
+            quick = {
                 kind: (QUICK_CHECKS[kind], handlers[kind], kind in protocol.QUICK_CHECKS_FILL)
                 for kind in QUICK_CHECKS
             }
+            for kind in ("burn", "hand_start", "hand_end"):  # any such dict line passes its check
+                quick[kind] = (None, handlers[kind], False)
+            for kind in ("deal", "action", "seat"):
+                quick[kind] = (None, getattr(type(self), "_usual_" + kind), False)
+            type(self)._quick_table = quick
         self.handlers = handlers
         self._quick = type(self)._quick_table
         self.players: dict[int, Player] = {}
@@ -163,7 +169,13 @@ class TableEngine:
                 kind = line.get("type")
                 quick = self._quick.get(kind) if type(kind) is str else None
                 if quick is not None:
-                    if not quick[2]:
+                    if quick[0] is None:
+                        # A line with nothing to check, or the usual line of its type checked and handled in
+                        # one step (None: not the usual one, the full path below takes it).
+                        out = quick[1](self, line, n)
+                        if out is not None:
+                            return out
+                    elif not quick[2]:
                         if quick[0](line, self.seats):
                             # Passed a check that fills nothing in: the caller's dict is only read
                             # (handlers copy what they keep), so it needs no copy.
@@ -183,9 +195,9 @@ class TableEngine:
             kind = ev.get("type")
             # The usual line passes its type's one-pass check; anything else gets the full checks, which
             # name the problem (protocol.validate).
-            quick = self._quick.get(kind) if type(kind) is str else None
-            if quick is not None and quick[0](ev, self.seats):
-                return quick[1](self, ev, n)
+            check = QUICK_CHECKS.get(kind) if type(kind) is str else None
+            if check is not None and check(ev, self.seats):
+                return self.handlers[kind](self, ev, n)
             _validate(ev, self.seats)
             return self.handlers[ev["type"]](self, ev, n)
         except Rejected as exc:
@@ -198,6 +210,74 @@ class TableEngine:
                     "message": f"internal error ({type(exc).__name__}: {exc}); please report this line",
                 }
             ]
+
+    # ----------------------------------------------------------------- the usual lines, in one step
+
+    # Most lines of a hand are a card dealt in order, a plain action, or a seat taken. Each `_usual_*` below
+    # checks such a line as `protocol.QUICK_CHECKS` does and handles it as its `_on_*` handler does, in one
+    # call; for anything else it returns None before changing anything, and `feed` takes the full path. The
+    # caller's dict is only read. tests/rules/test_fast_paths.py compares the two ways.
+
+    def _usual_deal(self, ev: dict, n: int) -> list[dict] | None:
+        """A hole card face down to the seat next in dealing order (`_on_deal`'s first case)."""
+        h = self.hand
+        if h is None or h.void or h.play is None:
+            return None
+        d = h.deal
+        if not d.in_order or d.action_started or d.complete or ev.get("card") is not None:
+            return None
+        # Every check of the full monitor passes for it (first card to the first seat, a seat dealt in, no
+        # card before it missing, at most two cards): only the count off the deck moves (`DealState.settle`).
+        seat = ev.get("seat")
+        order = h.positions.dealt_in
+        position = d.off_deck
+        seats = len(order)
+        if (
+            type(seat) is not int
+            or not 0 < seat <= self.seats
+            or position >= 2 * seats
+            or seat != order[position % seats]
+            or not (position or seat == h.positions.first_card)
+        ):
+            return None
+        d.off_deck = position + 1
+        if position + 1 == 2 * seats:  # the last card: every seat holds two
+            d.settle(order)
+            return self._check_deal_complete(h)
+        return []
+
+    def _usual_action(self, ev: dict, n: int) -> list[dict] | None:
+        """An action line that passes `protocol._accept_action`, handed to `_on_action` (past substantial
+        action, where the deal monitor counts nothing, straight to the hand)."""
+        seat, action, to = ev.get("seat"), ev.get("action"), ev.get("to")
+        if (
+            type(seat) is not int
+            or not 0 < seat <= self.seats
+            or type(action) is not str
+            or action not in protocol.ACTION_SET
+            or (to is not None and (type(to) is not int or to < (1 if action in protocol.BETS else 0)))
+            or ev.get("chips") is not None
+        ):
+            return None
+        h = self.hand
+        if h is not None and h.play is not None and not h.void and h.deal.substantial:
+            return h.play.action(ev, n)
+        return self._on_action(ev, n)
+
+    def _usual_seat(self, ev: dict, n: int) -> list[dict] | None:
+        """A seat line that passes `protocol._accept_seat`, read in place (`_on_seat` takes a missing
+        `moved` as false, the default that check writes)."""
+        seat, player, stack, moved = ev.get("seat"), ev.get("player"), ev.get("stack"), ev.get("moved", False)
+        if (
+            type(seat) is not int
+            or not 0 < seat <= self.seats
+            or type(player) is not str
+            or not player
+            or (stack is not None and (type(stack) is not int or stack < 1))
+            or (moved is not True and moved is not False)
+        ):
+            return None
+        return self._on_seat(ev, n)
 
     def stacks(self) -> dict[int, int | None]:
         """Chips in front of each seated player (between hands: after the last award)."""
@@ -473,26 +553,9 @@ class TableEngine:
     # ----------------------------------------------------------------- the deal monitor
 
     def _on_deal(self, ev: dict, n: int) -> list[dict]:
-        h = self.hand
-        if h is not None and not h.void and h.play is not None:
-            d = h.deal
-            if d.in_order and not d.action_started and not d.complete and ev.get("card") is None:
-                # The usual card: face down to the seat next in dealing order. Every check below passes
-                # for it (first card to the first seat, a seat dealt in, no card before it missing, at
-                # most two cards): only the count off the deck moves (see `DealState.settle`).
-                order = h.positions.dealt_in
-                position = d.off_deck
-                seats = len(order)
-                if (
-                    position < 2 * seats
-                    and ev["seat"] == order[position % seats]
-                    and (position or ev["seat"] == h.positions.first_card)
-                ):
-                    d.off_deck = position + 1
-                    if position + 1 == 2 * seats:  # the last card: every seat holds two
-                        d.settle(order)
-                        return self._check_deal_complete(h)
-                    return []
+        usual = self._usual_deal(ev, n)  # the usual card: face down to the seat next in dealing order
+        if usual is not None:
+            return usual
         h = self._current("deal")
         d, p, prof = h.deal, h.positions, self.profile
         d.settle(p.dealt_in)

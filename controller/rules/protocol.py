@@ -242,8 +242,8 @@ INPUT_TYPES = tuple(_VALIDATORS)
 # naming the problem exactly as before. Plain `int` and `str` only: subclasses take the general path.
 
 _CARD_SET = ALL_CARDS
-_BETS = frozenset(("bet", "raise", "allin"))
-_ACTION_SET = frozenset(ACTIONS)
+_BETS = BETS = frozenset(("bet", "raise", "allin"))
+_ACTION_SET = ACTION_SET = frozenset(ACTIONS)
 
 
 def _accept_seat_field(ev: dict, seats: int) -> bool:

@@ -292,3 +292,57 @@ def test_a_dict_fed_to_the_engine_is_neither_changed_nor_kept():
         line.clear()  # the caller reuses its dict: the table must not notice
         line["type"] = "garbage"
     assert as_dicts.snapshot() == as_text.snapshot()
+
+
+def _engine_at(stage: int) -> TableEngine:
+    """A 6-seat table: 0 before any hand, 1 at hand start, 2 half-way through the deal, 3 after the first
+    action, 4 past substantial action."""
+    engine = TableEngine("bluff_street", 6)
+    lines = [{"type": "seat", "seat": s, "player": f"P{s}", "stack": 5000} for s in (1, 2, 3, 5)]
+    if stage >= 1:
+        lines += [
+            {"type": "level", "sb": 50, "bb": 100},
+            {"type": "button", "seat": 5},
+            {"type": "hand_start"},
+        ]
+    if stage >= 2:
+        lines += [{"type": "deal", "seat": s} for s in (1, 2, 3, 5)][: 6 if stage == 2 else 8]
+        lines += [{"type": "deal", "seat": s} for s in (1, 2, 3, 5)][: 2 if stage == 2 else 4]
+    if stage >= 3:
+        lines.append({"type": "action", "seat": 5, "action": "call"})
+    if stage >= 4:
+        lines += [
+            {"type": "action", "seat": 1, "action": "call"},
+            {"type": "action", "seat": 2, "action": "check"},
+        ]
+    for n, line in enumerate(lines, 1):
+        assert not any(o["type"] == "error" for o in engine.feed(line, n)), line
+    return engine
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_line, st.integers(0, 4))
+def test_the_usual_line_handled_in_one_step_is_ruled_as_the_full_path_rules_it(ev, stage):
+    """A dict line goes through the engine's one-step handlers (`_usual_*`) when it is the usual line of its
+    type; as JSON text the same line takes the full path (decode, check, handler). Same outputs, same table
+    afterwards, and the dict untouched."""
+    import copy
+    import json
+
+    try:
+        text = json.dumps(ev)
+    except (TypeError, ValueError):
+        return
+    if json.loads(text) != ev:  # JSON would change the line (e.g. 2.0 and 2 read alike): nothing to compare
+        return
+    by_dict, by_text = _engine_at(stage), _engine_at(stage)
+    kept = copy.deepcopy(ev)
+    assert by_dict.feed(ev, 99) == by_text.feed(text, 99)
+    assert ev == kept
+    assert by_dict.snapshot() == by_text.snapshot()
+    assert by_dict.stacks() == by_text.stacks()
+    h1, h2 = by_dict.hand, by_text.hand
+    if h1 is not None:
+        h1.deal.settle(h1.positions.dealt_in)
+        h2.deal.settle(h2.positions.dealt_in)
+        assert h1.deal == h2.deal
