@@ -6,6 +6,7 @@ before it is handed to treys.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -57,33 +58,48 @@ def check_cards(cards: object, count: int, what: str, taken: dict[str, str]) -> 
     return list(cards)
 
 
+_RANKING: list = []  # treys' unsuited and flush tables, its hand classes' top ranks and names (first use)
+
+
+def _ranking() -> list:
+    if not _RANKING:
+        from treys.lookup import LookupTable
+
+        ev = _evaluator()
+        tops = sorted(LookupTable.MAX_TO_RANK_CLASS)  # the worst rank of each class, best class first
+        names = [ev.class_to_string(LookupTable.MAX_TO_RANK_CLASS[top]) for top in tops]
+        _RANKING[:] = (ev.table.unsuited_lookup, ev.table.flush_lookup, tops, names)
+    return _RANKING
+
+
 def hand_value(hole: list[str], board: list[str]) -> tuple[int, str]:
     """(rank, name): lower rank is better (treys' scale, 1 = royal flush); name like "Full House".
 
     Seven cards go through treys' own lookup tables, which key a five-card hand by the product of its
     cards' primes. The best of the 21 five-card hands is found here with each prime taken once (treys'
-    `evaluate` recomputes them per combination, several times slower); a test checks the two agree.
+    `evaluate` recomputes them per combination, several times slower), and the name is found by bisecting
+    treys' class bounds (its `get_rank_class` compares them one by one); a test checks the two agree.
     """
-    ev = _evaluator()
     if len(hole) + len(board) != 7:
+        ev = _evaluator()
         rank = ev.evaluate([_treys_card(c) for c in board], [_treys_card(c) for c in hole])
         return rank, ev.class_to_string(ev.get_rank_class(rank))
-    cards = [*hole, *board]
-    prime_of = _primes()
+    unsuited, flush, tops, names = _RANKING or _ranking()
+    prime_of = _PRIMES or _primes()
+    cards = hole + board
     primes = [prime_of[c] for c in cards]
     # Every five-card hand as if unsuited: its product is that of all seven without the two left out.
     seven = prod(primes)
-    unsuited = ev.table.unsuited_lookup
-    rank = min([unsuited[seven // pair] for pair in [a * b for a, b in combinations(primes, 2)]])
+    rank = min([unsuited[seven // (a * b)] for a, b in combinations(primes, 2)])
     # Five cards of one suit are a flush (or straight flush), ranked in the flush table; a flush always
     # ranks better than the same five cards read unsuited, so the minimum above loses nothing.
-    suits = [c[1] for c in cards]
-    for suit in set(suits):
+    suits = "".join([c[1] for c in cards])
+    for suit in "cdhs":
         if suits.count(suit) >= 5:
-            flush = ev.table.flush_lookup
             same_suit = [p for p, s in zip(primes, suits, strict=True) if s == suit]
             rank = min(rank, min(flush[prod(five)] for five in combinations(same_suit, 5)))
-    return rank, ev.class_to_string(ev.get_rank_class(rank))
+            break
+    return rank, names[bisect_left(tops, rank)]
 
 
 def first_to_show(
