@@ -63,13 +63,24 @@ class HandPlay:
     """The state of one hand from the blinds to the award. Read-only attributes for the engine:
     `stacks`, `acted`, `street`, `to_act`, `live`, `board_cards`, `pots()`."""
 
+    # Fixed attributes: a hand has about forty, more than CPython shares the keys of in an instance
+    # dict, so with a dict every read of one would be a hashed lookup; slots are read at a fixed offset.
+    __slots__ = (
+        "_cards_out", "_clockwise_after", "_live", "_min_raise_rule", "_out_of_turn_mode", "_reopen", "acted",
+        "acted_level", "all_in", "antes", "board_cards", "burns", "button", "current", "dead", "finished",
+        "first_to_act", "folded", "history", "last_aggressor", "last_caller", "last_full_level", "min_raise",
+        "n", "no_burn_next", "offences", "order", "pending", "profile", "quick", "restricted", "round_in",
+        "round_running", "setup", "shown", "stacks", "street", "to_act", "total", "unawarded",
+    )  # fmt: skip
+
     # Take the shortcuts written out for the usual action in turn (a bare fold, check or call; a bet, raise
-    # or all-in with its total alone). False: every action goes the general way; the tests play hands both
-    # ways and compare.
-    quick = True
+    # or all-in with its total alone): `quick`, set from this. False (on the class or on one hand): every
+    # action goes the general way; the tests play hands both ways and compare.
+    QUICK = True
 
     def __init__(self, profile: Profile, setup: HandSetup):
         self.profile = profile
+        self.quick = self.QUICK
         self.setup = setup
         # Settings read while the hand is played, looked up once per profile rather than on every action.
         settings = profile.memo.get("hand_play")
