@@ -266,14 +266,17 @@ def _split_cards(text: str, where: object) -> list[str]:
     return [text[i : i + 2] for i in range(0, len(text), 2)]
 
 
-_PLAYER_INDEX: dict[int, dict[str, int]] = {}
+_PLAYER_INDEX: dict[int, tuple[dict[str, int], dict[str, tuple[int, str]]]] = {}
 
 
-def _player_index(n: int) -> dict[str, int]:
-    """ "p1" -> 0, ... for a hand of n players (read-only, kept per n)."""
+def _player_index(n: int) -> tuple[dict[str, int], dict[str, tuple[int, str]]]:
+    """For a hand of n players: "p1" -> 0, ...; and the two usual actions written plainly, "p1 f" and
+    "p1 cc", -> (0, "f"), ... (read without splitting them). Read-only, kept per n."""
     index = _PLAYER_INDEX.get(n)
     if index is None:
-        index = _PLAYER_INDEX[n] = {f"p{i + 1}": i for i in range(n)}
+        players = {f"p{i + 1}": i for i in range(n)}
+        plain = {f"{name} {verb}": (i, verb) for name, i in players.items() for verb in ("f", "cc")}
+        index = _PLAYER_INDEX[n] = (players, plain)
     return index
 
 
@@ -316,45 +319,53 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
 
     # Follow the bets just enough to name each action as the protocol does (check or call, bet or raise).
     inf = math.inf
-    stacks = [inf if s is None else s for s in hand.starting]
-    stacks = [stack - min(ante, stack) for stack, ante in zip(stacks, antes, strict=True)]
-    street_in = [min(post, stack) for post, stack in zip(_effective(hand.blinds), stacks, strict=True)]
-    stacks = [stack - post for stack, post in zip(stacks, street_in, strict=True)]
+    stacks: list = []  # behind each player (inf: unknown)
+    street_in: list = []  # put in this betting round
+    for start, ante, post in zip(hand.starting, antes, _effective(hand.blinds), strict=True):
+        stack = inf if start is None else start
+        stack -= min(ante, stack)
+        post = min(post, stack)
+        stacks.append(stack - post)
+        street_in.append(post)
     current = max(bb, max(street_in))
-    player_index = _player_index(n)
+    player_index, plain = _player_index(n)
     hole_deals: list[list[str]] = []  # the "d dh" actions so far, read only for a later "sm -"
     append = lines.append
     for k, text in enumerate(hand.actions):
-        words = (text.split("#", 1)[0] if "#" in text else text).split()
-        if not words:
-            continue
-        actor = words[0]
-        verb = words[1] if len(words) > 1 else ""
-        if actor == "d":
-            if verb == "dh" and len(words) >= 4:
-                hole_deals.append(words)  # face down: the deal lines above
-            elif verb == "db" and len(words) >= 3:
-                cards = words[2]
-                if len(cards) == 6:  # a flop
-                    cards = [cards[:2], cards[2:4], cards[4:]]
-                elif len(cards) == 2:  # a turn or river
-                    cards = [cards]
+        known = plain.get(text)
+        if known is not None:  # "pK f" or "pK cc" as written plainly: most actions
+            p, verb = known
+        else:
+            words = (text.split("#", 1)[0] if "#" in text else text).split()
+            if not words:
+                continue
+            actor = words[0]
+            verb = words[1] if len(words) > 1 else ""
+            if actor == "d":
+                if verb == "dh" and len(words) >= 4:
+                    hole_deals.append(words)  # face down: the deal lines above
+                elif verb == "db" and len(words) >= 3:
+                    cards = words[2]
+                    if len(cards) == 6:  # a flop
+                        cards = [cards[:2], cards[2:4], cards[4:]]
+                    elif len(cards) == 2:  # a turn or river
+                        cards = [cards]
+                    else:
+                        cards = _split_cards(cards, _Where(hand.path, k, text))
+                    append({"type": "burn"})
+                    append({"type": "board", "cards": cards})
+                    street_in = [0] * n
+                    current = 0
                 else:
-                    cards = _split_cards(cards, _Where(hand.path, k, text))
-                append({"type": "burn"})
-                append({"type": "board", "cards": cards})
-                street_in = [0] * n
-                current = 0
-            else:
-                raise PhhError(f"{_Where(hand.path, k, text)}: unknown dealer action")
-            continue
-        p = player_index.get(actor)
-        if p is None:
-            if not (actor[:1] == "p" and actor[1:].isdigit()):
-                raise PhhError(f"{_Where(hand.path, k, text)}: unknown actor {actor!r}")
-            p = int(actor[1:]) - 1  # "p01" names player 1 too
-            if not 0 <= p < n:
-                raise PhhError(f"{_Where(hand.path, k, text)}: there is no player {actor}")
+                    raise PhhError(f"{_Where(hand.path, k, text)}: unknown dealer action")
+                continue
+            p = player_index.get(actor)
+            if p is None:
+                if not (actor[:1] == "p" and actor[1:].isdigit()):
+                    raise PhhError(f"{_Where(hand.path, k, text)}: unknown actor {actor!r}")
+                p = int(actor[1:]) - 1  # "p01" names player 1 too
+                if not 0 <= p < n:
+                    raise PhhError(f"{_Where(hand.path, k, text)}: there is no player {actor}")
         if verb == "f":
             append({"type": "action", "seat": p + 1, "action": "fold"})
         elif verb == "cc":

@@ -346,3 +346,21 @@ def test_the_usual_line_handled_in_one_step_is_ruled_as_the_full_path_rules_it(e
         h1.deal.settle(h1.positions.dealt_in)
         h2.deal.settle(h2.positions.dealt_in)
         assert h1.deal == h2.deal
+
+
+def test_plain_phh_actions_are_read_as_split_actions_are():
+    """to_lines reads "pK f" and "pK cc" by looking the whole text up; with that table empty every action
+    is split into words: the lines must be the same for every sample hand."""
+    import glob
+    from pathlib import Path
+
+    from controller.rules import phh
+
+    root = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "pluribus"
+    files = sorted(glob.glob(str(root / "*" / "*.phh")))
+    hands = [phh.load(f) for f in files]
+    quick = [phh.to_lines(h) for h in hands]
+    with mock.patch.object(phh, "_player_index", lambda n: ({f"p{i + 1}": i for i in range(n)}, {})):
+        general = [phh.to_lines(h) for h in hands]
+    assert quick == general
+    assert len(files) == 160
