@@ -31,6 +31,7 @@ DEBUG = False
 SUPPORT_WEIGHT = 0.3
 INNER_WEIGHT = 0.3
 MIN_OWN = 0.15  # of a card's area: less than that in view and nobody could tell it is there
+EDGE_OUTER = 0.6
 EDGE_STRONG = 80  # |dx|+|dy| of a 3x3 Sobel on 8-bit grey: a printed line, not felt grain or a shadow
 _LOG_SCALE = 45.0
 _LOG_LUT = np.round(_LOG_SCALE * np.log(np.arange(256) + 12.0)).astype(np.uint8)
@@ -120,6 +121,7 @@ class Detector:
         self.card_width_hint: float | None = None  # full-res px, learnt from frames
         self._blob_memo: list = []
         self._disc_memo: list = []
+        self._full_size: list = []  # (centre, width, length) full px of cards measured whole lately
 
     # -- public ------------------------------------------------------------------------------
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
@@ -285,31 +287,49 @@ class Detector:
         return None
 
     def _describe(self, frame: np.ndarray, rects: list[_Rect], scale: float) -> list[CardObs]:
-        out = []
-        new_memo = []
         full_polys = [r.corners / scale for r in rects]
+        reach = 2.0 / scale + 1.0
+        lo = np.array([q.min(axis=0) for q in full_polys]).reshape(-1, 2) - (reach + 3.0)
+        hi = np.array([q.max(axis=0) for q in full_polys]).reshape(-1, 2) + (reach + 3.0)
         gray_full = None
+        slots: list = [None] * len(rects)
+        todo = []
         for i, r in enumerate(rects):
             corners = _canonical_order(full_polys[i])
-            covering = [
-                full_polys[j]
-                for j, o in enumerate(rects)
-                if j != i and o.order > r.order and _overlap(full_polys[i], full_polys[j])
-            ]
-            touching = [
-                full_polys[j] for j in range(len(rects)) if j != i and _overlap(full_polys[i], full_polys[j])
-            ]
+            # cards within reach of this one (boxes first: cheap), overlapping it, lying on it
+            cand = np.flatnonzero(np.all((lo <= hi[i]) & (hi >= lo[i]), axis=1))
+            grown = _grown(full_polys[i], reach + 3.0)
+            near_j = [j for j in cand if j != i and _overlap(grown, full_polys[j])]
+            touch_j = [j for j in near_j if _overlap(full_polys[i], full_polys[j])]
+            covering = [full_polys[j] for j in touch_j if rects[j].order > r.order]
+            touching = [full_polys[j] for j in touch_j]
+            near = [full_polys[j] for j in near_j]
             sig = _signature(frame, corners) if self.track else None
             hit = self._recall(corners, sig) if self.track else None
-            key = corners
             if hit is not None:
-                face, code, conf, corners = hit
+                face, code, conf, refined = hit
+                slots[i] = (corners, face, code, conf, sig, refined, bool(covering))
             else:
-                if gray_full is None:
-                    gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-                corners = _refine_corners(gray_full, corners, touching, 2.0 / scale + 1.0)
-                face, code, conf = self._read(frame, corners, covering, touching)
-            new_memo.append((key, face, code, conf, sig, corners))
+                todo.append((i, corners, covering, touching, near, sig))
+        # cards clear of the others first: their four sides give the card's size on this frame,
+        # which puts the sides of the others that no felt borders
+        todo.sort(key=lambda e: bool(e[4]))
+        measured = []
+        for i, corners, covering, touching, near, sig in todo:
+            if gray_full is None:
+                gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            size = None
+            if near:
+                size = self._local_size(measured, corners)
+            refined, n_sides = _refine_corners(gray_full, corners, near, reach, size)
+            if not near and n_sides == 4:
+                measured.append((refined.mean(axis=0), *_card_dims(refined)))
+            face, code, conf = self._read(frame, refined, covering, touching)
+            slots[i] = (corners, face, code, conf, sig, refined, bool(covering))
+        if len(measured) >= 2:
+            self._full_size = measured
+        out = []
+        for _key, face, code, conf, _sig, corners, occluded in slots:
             out.append(
                 CardObs(
                     face,
@@ -317,12 +337,30 @@ class Detector:
                     conf,
                     tuple(corners.mean(axis=0)),
                     [tuple(p) for p in corners],
-                    occluded=bool(covering),
+                    occluded=occluded,
                 )
             )
         if self.track:
-            self._memo = new_memo
+            self._memo = [
+                (key, face, code, conf, sig, corners) for key, face, code, conf, sig, corners, _ in slots
+            ]
         return out
+
+    def _local_size(self, measured: list, corners: np.ndarray) -> tuple[float, float] | None:
+        """Card width and length (full px) near a card, from the cards measured whole on this frame
+        (or the last frame that had some): the nearest few, as the camera's perspective changes the
+        size across the picture."""
+        pool = measured if len(measured) >= 2 else self._full_size
+        if not pool:
+            return None
+        c = corners.mean(axis=0)
+        ranked = sorted(pool, key=lambda e: float(np.linalg.norm(e[0] - c)))[:3]
+        w = float(np.median([e[1] for e in ranked]))
+        h = float(np.median([e[2] for e in ranked]))
+        own_w, own_h = _card_dims(corners)
+        if abs(w / own_w - 1) > 0.08 or abs(h / own_h - 1) > 0.08:
+            return None  # another camera or distance: the card's own size
+        return w, h
 
     def _recall(self, corners: np.ndarray, sig: np.ndarray):
         """The earlier read of a card that has not moved and still looks the same (not turned over)."""
@@ -398,13 +436,15 @@ class Detector:
 
 
 # -- helpers ----------------------------------------------------------------------------------
-def _refine_corners(
-    gray: np.ndarray, corners: np.ndarray, others: list[np.ndarray], reach: float
-) -> np.ndarray:
-    """Corners to a fraction of a pixel: each side where it borders the felt is found in the
-    full-resolution picture (strongest step across it), a line is fitted, lines are intersected."""
+def _side_edges(gray: np.ndarray, corners: np.ndarray, others: list[np.ndarray], reach: float) -> list:
+    """Where each side of a card borders the felt, the card's rim found in the full-resolution
+    picture: per side an array of edge points (None where too little of the side is free or sharp).
+
+    Across each side the outermost strong step is taken (a printed frame line just inside the card
+    must not win) and put at its gradient's peak to a fraction of a pixel: a threshold on the step
+    alone would sit a blur's width outside the rim."""
     c = corners.mean(axis=0)
-    lines = []
+    out: list = []
     offs = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
@@ -421,7 +461,7 @@ def _refine_corners(
                 free &= ~_inside_rect(q, outside, -1.0) & ~_inside_rect(q, base - n * 2, -1.0)
             base = base[free]
         if len(base) < 5:
-            lines.append(None)
+            out.append(None)
             continue
         pts = base[:, None, :] + offs[None, :, None] * n[None, None, :]
         prof = cv2.remap(
@@ -432,37 +472,110 @@ def _refine_corners(
             borderMode=cv2.BORDER_REPLICATE,
         ).astype(np.float32)
         d = np.abs(np.diff(prof, axis=1))
-        # the outermost strong step: a printed frame line just inside a card must not win (the next
-        # card on the board just outside is caught by the size check below)
         peak = d.max(axis=1, keepdims=True)
-        j = d.shape[1] - 1 - np.argmax((d >= 0.6 * peak)[:, ::-1], axis=1)
+        last = d.shape[1] - 1
+        j = last - np.argmax((d >= EDGE_OUTER * peak)[:, ::-1], axis=1)
+        rows = np.arange(len(d))
+        for _ in range(4):  # from the outermost strong step inwards to its gradient's peak
+            up = (j > 0) & (d[rows, np.maximum(j - 1, 0)] > d[rows, j])
+            if not up.any():
+                break
+            j = j - up
+        dl = d[rows, np.maximum(j - 1, 0)]
+        dr = d[rows, np.minimum(j + 1, last)]
+        dc = d[rows, j]
+        den = dl - 2 * dc + dr
+        sub = np.where(
+            (j > 0) & (j < last) & (den < -1e-6), 0.5 * (dl - dr) / np.where(den < -1e-6, den, -1), 0.0
+        )
         strong = peak[:, 0] > 6
         if strong.sum() < 5:
+            out.append(None)
+            continue
+        pos = (offs[j] + offs[np.minimum(j + 1, len(offs) - 1)]) / 2 + 0.5 * np.clip(sub, -0.5, 0.5)
+        out.append(base[strong] + pos[strong][:, None] * n)
+    return out
+
+
+def _refine_corners(
+    gray: np.ndarray,
+    corners: np.ndarray,
+    others: list[np.ndarray],
+    reach: float,
+    size: tuple[float, float] | None = None,
+) -> tuple[np.ndarray, int]:
+    """Corners to a fraction of a pixel: each side where it borders the felt is found in the
+    full-resolution picture (_side_edges), a line is fitted, lines are intersected. A side with no
+    rim in view (under or against another card) is put parallel to the opposite side at the card's
+    size (`size`: width, length in full px near this card; the card's own size without it), so the
+    card keeps its shape; a side with neither is left where it was. Returns the corners and how
+    many sides were found in the picture (0: the corners as they came)."""
+    edges = _side_edges(gray, corners, others, reach)
+    lines = []
+    for e in edges:
+        if e is None:
             lines.append(None)
             continue
-        pos = (offs[j] + offs[j + 1]) / 2
-        edge = base[strong] + pos[strong][:, None] * n
-        vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+        vx, vy, x0, y0 = cv2.fitLine(e.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    n_found = sum(ln is not None for ln in lines)
+    if not n_found:
+        return corners, 0
+    span = [float(np.linalg.norm(corners[(k + 1) % 4] - corners[k])) for k in range(4)]
+    c0 = corners.mean(axis=0)
+    for k in range(4):
+        if lines[k] is not None:
+            continue
+        a, b = corners[k], corners[(k + 1) % 4]
+        opp = lines[(k + 2) % 4]
+        if opp is None:
+            lines[k] = (a, _unit(b - a))
+            continue
+        # the side's length is the distance between the other two sides: sides 0/2 are one kind
+        if size is not None:
+            dist = size[0] if span[(k + 1) % 4] < span[k] else size[1]
+        else:
+            dist = span[(k + 1) % 4]
+        p, d = opp
+        n = np.array([-d[1], d[0]])
+        if np.dot(c0 - p, n) < 0:
+            n = -n  # towards the card
+        lines[k] = (p + dist * n, d)
     out = corners.copy()
     for k in range(4):
-        l1, l2 = lines[(k - 1) % 4], lines[k]  # the sides meeting at corner k
-        if l1 is None or l2 is None:
-            continue
-        (p1, d1), (p2, d2) = l1, l2
+        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]  # the sides meeting at corner k
         den = d1[0] * d2[1] - d1[1] * d2[0]
         if abs(den) < 1e-3:
-            continue
+            return corners, 0
         s = ((p2[0] - p1[0]) * d2[1] - (p2[1] - p1[1]) * d2[0]) / den
-        p = p1 + s * d1
-        if np.linalg.norm(p - corners[k]) <= reach + 1.5:
-            out[k] = p
-    # a card keeps its size: a refinement that stretched or shrank a side is not trusted
+        out[k] = p1 + s * d1
+    if np.abs(out - corners).max() > reach + 1.5:
+        return corners, 0
+    # a card keeps its size: a refinement that stretched or shrank a side is not trusted (the size
+    # measured on the cards around is the better guide: the blob's own is a little small)
     for k in range(4):
         a = np.linalg.norm(out[(k + 1) % 4] - out[k])
-        b = np.linalg.norm(corners[(k + 1) % 4] - corners[k])
-        if abs(a - b) > 0.05 * b + 1.0:
-            return corners
+        want = span[k] if size is None else (size[0] if span[k] < span[k - 1] else size[1])
+        if abs(a - want) > 0.05 * want + 1.0:
+            return corners, 0
+    return out, n_found
+
+
+def _card_dims(q: np.ndarray) -> tuple[float, float]:
+    """Width and length of a card outline: the means of its short and of its long sides."""
+    a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])) / 2
+    b = (np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])) / 2
+    return (float(a), float(b)) if a <= b else (float(b), float(a))
+
+
+def _grown(q: np.ndarray, by: float) -> np.ndarray:
+    """A card outline pushed out by `by` pixels on every side (corners moved along the diagonals)."""
+    c = q.mean(axis=0)
+    u, v = _unit(q[1] - q[0]), _unit(q[3] - q[0])
+    out = q.copy()
+    for k in range(4):
+        d = q[k] - c
+        out[k] = q[k] + by * (np.sign(np.dot(d, u)) * u + np.sign(np.dot(d, v)) * v)
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -161,3 +162,52 @@ def test_overlapping_pairs_are_split_along_the_right_edges(seed, deck):
     assert s.recall == 1.0 and s.false_cards == 0, s.mistakes
     errors = _outline_errors(res, [t for t in truth["cards"] if t["visible"] >= 0.1], truth["card_width_px"])
     assert max(errors) < 0.25, errors
+
+
+def _synthetic_card(blur: float = 1.0):
+    """A white card (70 x 98 px, turned 20 degrees) with a black frame line inside, on grey felt."""
+    img = np.full((260, 260), 70, np.uint8)
+    ang = np.radians(20)
+    u, v = np.array([np.cos(ang), np.sin(ang)]), np.array([-np.sin(ang), np.cos(ang)])
+    c = np.array([130.0, 130.0])
+    true = np.array([c - 35 * u - 49 * v, c + 35 * u - 49 * v, c + 35 * u + 49 * v, c - 35 * u + 49 * v])
+    big = np.full((1040, 1040), 70, np.uint8)
+    cv2.fillConvexPoly(big, np.round(true * 4).astype(np.int32), 240)
+    inner = np.array([c - 29 * u - 43 * v, c + 29 * u - 43 * v, c + 29 * u + 43 * v, c - 29 * u + 43 * v])
+    cv2.polylines(big, [np.round(inner * 4).astype(np.int32)], True, 20, 4)
+    img = cv2.resize(big, (260, 260), interpolation=cv2.INTER_AREA)
+    img = cv2.GaussianBlur(img, (0, 0), blur)
+    # resize by 4 with INTER_AREA puts the drawn pixel boundary k at (k - 1.5) / 4 in the small picture
+    return img, true - 1.5 / 4
+
+
+def test_refined_corners_sit_on_the_rim_not_a_blur_width_outside():
+    from vision.detect import _refine_corners
+
+    img, true = _synthetic_card(blur=1.2)
+    start = true.mean(axis=0) + (true - true.mean(axis=0)) * 0.97 + [1.5, -1.0]  # small and off
+    out, n = _refine_corners(img, start, [], 5.0)
+    assert n == 4
+    assert np.abs(out - true).max() < 0.35, out - true
+
+
+def test_a_side_under_another_card_is_put_at_the_card_size():
+    from vision.detect import _refine_corners
+
+    img, true = _synthetic_card()
+    # another card lies along the right-hand long side: that side's rim is not looked at
+    u = (true[1] - true[0]) / np.linalg.norm(true[1] - true[0])
+    other = np.array([true[1] - u * 10, true[1] + u * 60, true[2] + u * 60, true[2] - u * 10])
+    start = true.mean(axis=0) + (true - true.mean(axis=0)) * 0.96
+    out, n = _refine_corners(img, start, [other], 5.0, size=(70.0, 98.0))
+    assert n == 3
+    assert np.abs(out - true).max() < 0.5, out - true
+
+
+def test_outlines_are_precise_on_random_tables(detector):
+    # mean worst-corner error over every found card, hole-card pairs and board rows included
+    total = Score()
+    for seed, deck in [(31, "anglo_poker"), (32, "tango"), (33, "anglo_poker"), (34, "tango")]:
+        frame, truth = render(random_scene(seed, deck=deck), W, H, seed)
+        total.add(score_frame(detector.detect(frame), truth))
+    assert total.mean_outline_error < 0.035, total.mean_outline_error
