@@ -167,7 +167,8 @@ class HandPlay:
 
     def _fold(self, seat: int) -> None:
         self.folded.add(seat)
-        self._live = [s for s in self._live if s != seat]
+        if seat in self._live:
+            self._live.remove(seat)  # changed in place: every reader copies what it keeps
 
     def _put(self, seat: int, chips: int, *, bet: bool) -> int:
         """Move up to `chips` from the seat's stack into the middle; returns what actually moved."""
@@ -343,7 +344,7 @@ class HandPlay:
                     # `_apply(seat, word, committed, False)` written out for a fold or a check: no chips move.
                     if word == "fold":
                         self.folded.add(seat)
-                        self._live = [s for s in self._live if s != seat]
+                        self._live.remove(seat)  # not folded: it is in the list
                     self.acted.append((seat, word, 0))
                     self.history.append(("action", seat, word, committed))
                     self.acted_level[seat] = current
@@ -426,7 +427,7 @@ class HandPlay:
         chips = 0
         if kind == "fold":
             self.folded.add(seat)
-            self._live = [s for s in self._live if s != seat]
+            self._live.remove(seat)  # `_check_actor` or the shortcut saw it unfolded
         else:
             # `_put(seat, to - round_in, bet=True)` written out: the chips move into this round's bets.
             round_in = self.round_in
@@ -599,14 +600,18 @@ class HandPlay:
             # as `build_pots` makes it (its own shortcut), without the `Pot` in between.
             total = self.total
             level = total.get(live[0], 0)
-            if all(total.get(s, 0) == level for s in live) and max(total.values(), default=0) <= level:
-                amount = sum(total.values())
-                return {
-                    "type": "pots",
-                    "street": self.street,
-                    "pots": [{"amount": amount, "eligible": list(live)}] if amount > 0 else [],
-                    "rule": self._rule("showdown", "side_pots"),
-                }
+            for s in live:  # (a loop, not `all()`: no generator to build on every round's end)
+                if total.get(s, 0) != level:
+                    break
+            else:
+                if max(total.values(), default=0) <= level:
+                    amount = sum(total.values())
+                    return {
+                        "type": "pots",
+                        "street": self.street,
+                        "pots": [{"amount": amount, "eligible": list(live)}] if amount > 0 else [],
+                        "rule": self._rule("showdown", "side_pots"),
+                    }
         return {
             "type": "pots",
             "street": self.street,
