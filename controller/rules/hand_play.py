@@ -104,7 +104,9 @@ class HandPlay:
             turns = _TURN_ORDERS[key] = (clockwise_from_button(setup.dealt_in, setup.button, setup.seats), {})
         self.order: list[int] = list(turns[0])
         self._clockwise_after: dict[int, list[int]] = turns[1]
-        self.stacks: dict[int, int | None] = {s: setup.stacks.get(s) for s in self.order}
+        self.stacks: dict[int, int | None] = dict(
+            zip(self.order, map(setup.stacks.get, self.order), strict=True)
+        )
         self.total: dict[int, int] = dict.fromkeys(self.order, 0)  # chips put in this hand, antes included
         self.antes: dict[int, int] = dict.fromkeys(
             self.order, 0

@@ -83,6 +83,8 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
 
 def clockwise_from_button(seats: list[int] | tuple[int, ...], button: int, table_size: int) -> list[int]:
     """`seats` ordered clockwise starting with the first seat left of the button."""
+    if len(seats) == 1:  # one winner, one pot: nothing to order (and no key function to call)
+        return list(seats)
     return sorted(seats, key=lambda s: (s - button - 1) % table_size)
 
 
@@ -97,7 +99,7 @@ def split(
     """
     order = clockwise_from_button(winners, button, table_size)
     base, odd = divmod(amount, len(order))
-    shares = {s: base for s in order}
+    shares = dict.fromkeys(order, base)
     odd_chips: dict[int, int] = {}
     if odd:
         if odd_rule == "one_each_from_left_of_button":

@@ -119,7 +119,6 @@ def first_to_show(
     seat left of the last caller. Checked through: the first live seat left of the button, the first live
     seat from the small-blind position clockwise, or the seat that was first to act on that round.
     """
-    ordered = clockwise_from_button(live, button, table_size)
     if last_aggressor is not None and last_aggressor in live:
         if order_rule == "left_of_last_caller" and last_caller is not None:
             return _first_clockwise_after(live, last_caller, table_size)
@@ -129,7 +128,7 @@ def first_to_show(
         return min(live, key=lambda s: (s - start) % table_size)
     if no_bet_rule == "earliest_position" and first_to_act in live:
         return first_to_act  # type: ignore[return-value]
-    return ordered[0]
+    return clockwise_from_button(live, button, table_size)[0]
 
 
 def _first_clockwise_after(live: list[int], seat: int, table_size: int) -> int:
@@ -151,9 +150,11 @@ class Award:  # read-only once made (not frozen: made for every pot, and frozen 
             "pot": self.pot,
             "amount": self.amount,
             "winners": self.winners,
-            "shares": {str(s): n for s, n in self.shares.items()},
+            "shares": dict(
+                zip(map(str, self.shares), self.shares.values(), strict=True)
+            ),  # seat numbers as JSON keys
             "odd_chips_to": next(iter(self.odd_chips), None),
-            "odd_chips": {str(s): n for s, n in self.odd_chips.items()},
+            "odd_chips": dict(zip(map(str, self.odd_chips), self.odd_chips.values(), strict=True)),
             "hand": self.hand,
             "rule": rule,
         }
@@ -209,11 +210,17 @@ def award_pots(
                     )
                 )
             continue
+        # The best tabled hand and every seat that holds one as good (one loop: no generator per pot).
+        best, winners = None, []
         for s in contenders:
-            if s not in values:
-                values[s] = hand_value(shown[s], board)
-        best = min(values[s][0] for s in contenders)
-        winners = clockwise_from_button([s for s in contenders if values[s][0] == best], button, table_size)
+            value = values.get(s)
+            if value is None:
+                value = values[s] = hand_value(shown[s], board)
+            if best is None or value[0] < best:
+                best, winners = value[0], [s]
+            elif value[0] == best:
+                winners.append(s)
+        winners = clockwise_from_button(winners, button, table_size)
         shares, odd = split(pot.amount, winners, button, table_size, odd_rule)
         results.append(Award(index, pot.amount, winners, shares, odd, values[winners[0]][1]))
     return results
