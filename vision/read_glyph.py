@@ -59,15 +59,32 @@ class MLP:
         return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
+class Ensemble:
+    """Several perceptrons trained alike from different starts: their probabilities averaged
+    (one alone is overconfident on an index style it never saw)."""
+
+    def __init__(self, members: list[MLP]):
+        self.members = members
+
+    def log_probs(self, x: np.ndarray) -> np.ndarray:
+        p = np.mean([np.exp(m.log_probs(x)) for m in self.members], axis=0)
+        return np.log(p + 1e-9)
+
+
 @lru_cache(maxsize=1)
-def models() -> dict[str, MLP] | None:
+def models() -> dict[str, Ensemble] | None:
     if not WEIGHTS.exists():
         return None
     out = {}
+    keys = ("w1", "b1", "w2", "b2", "mean", "std")
     with np.load(WEIGHTS, allow_pickle=False) as z:
         for name in ("rank", "suit"):
-            out[name] = MLP(
-                *(z[f"{name}_{k}"].astype(np.float32) for k in ("w1", "b1", "w2", "b2", "mean", "std"))
+            n = int(z[f"{name}_members"]) if f"{name}_members" in z else 1
+            out[name] = Ensemble(
+                [
+                    MLP(*(z[f"{name}{i}_{k}" if n > 1 else f"{name}_{k}"].astype(np.float32) for k in keys))
+                    for i in range(n)
+                ]
             )
     return out
 

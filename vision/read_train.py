@@ -1,6 +1,6 @@
 """Train the built-in reader's glyph classifiers from synthetic cards only; writes read_glyphs.npz.
 
-    .venv/bin/python -m vision.read_train [--cards 120] [--seed 1] [--out vision/read_glyphs.npz]
+    .venv/bin/python -m vision.read_train [--cards 80] [--seed 1] [--out vision/read_glyphs.npz]
 
 Every card comes from `vision.read_synth` (Hershey fonts, suit shapes drawn in code, a simulated
 camera): no real deck is used, so every deck the benchmark renders is one the classifiers never
@@ -115,7 +115,7 @@ def accuracy(params, x, y) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cards", type=int, default=120, help="synthetic cards per code")
+    ap.add_argument("--cards", type=int, default=80, help="synthetic cards per code")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=str(WEIGHTS))
     ap.add_argument(
@@ -125,20 +125,25 @@ def main() -> int:
         help="real decks to train on too (never 'drawn')",
     )
     ap.add_argument("--deck-cards", type=int, default=25, help="camera views per card of each real deck")
+    ap.add_argument("--members", type=int, default=3, help="perceptrons per classifier, averaged")
     args = ap.parse_args()
     t0 = time.time()
     rx, ry, sx, sy = samples(args.cards, args.seed, tuple(args.decks), args.deck_cards)
     vx_r, vy_r, vx_s, vy_s = samples(max(4, args.cards // 10), args.seed + 1000)
     n = 52 * (args.cards + args.deck_cards * len(args.decks))
     print(f"{len(rx)} rank and {len(sx)} suit crops from {n} cards ({time.time() - t0:.0f} s)")
-    rank = train_mlp(rx, ry, len(RANK_CLASSES), 96, args.seed)
-    suit = train_mlp(sx, sy, len(SUIT_CLASSES), 64, args.seed)
-    print(
-        f"rank: train {accuracy(rank, rx, ry):.3f} held-out synthetic {accuracy(rank, vx_r, vy_r):.3f}; "
-        f"suit: train {accuracy(suit, sx, sy):.3f} held-out synthetic {accuracy(suit, vx_s, vy_s):.3f}"
-    )
-    out = {f"rank_{k}": a.astype(np.float16) for k, a in rank.items()}
-    out.update({f"suit_{k}": a.astype(np.float16) for k, a in suit.items()})
+    out = {}
+    for name, (x, y, vx, vy, classes, hidden) in {
+        "rank": (rx, ry, vx_r, vy_r, len(RANK_CLASSES), 96),
+        "suit": (sx, sy, vx_s, vy_s, len(SUIT_CLASSES), 64),
+    }.items():
+        out[f"{name}_members"] = np.array(args.members)
+        for i in range(args.members):
+            params = train_mlp(x, y, classes, hidden, args.seed + 100 * i)
+            print(
+                f"{name} {i}: train {accuracy(params, x, y):.3f} held-out synthetic {accuracy(params, vx, vy):.3f}"
+            )
+            out.update({f"{name}{i}_{k}": a.astype(np.float16) for k, a in params.items()})
     np.savez_compressed(args.out, **out)
     print(f"wrote {args.out} ({Path(args.out).stat().st_size} bytes, {time.time() - t0:.0f} s)")
     return 0
