@@ -926,7 +926,7 @@ def _combo_support(rects, edges, dist: np.ndarray, off: np.ndarray):
     sides = [_side_samples(q, edges) for q in rects]
     h, w = dist.shape
     inner_pts = []
-    for pts, _ in sides:
+    for pts, *_ in sides:
         x = np.clip(np.round(pts[:, 0] - off[0]).astype(int), 0, w - 1)
         y = np.clip(np.round(pts[:, 1] - off[1]).astype(int), 0, h - 1)
         inner_pts.append(dist[y, x] > 2.5)
@@ -945,10 +945,10 @@ def _combo_support(rects, edges, dist: np.ndarray, off: np.ndarray):
             for j in order[:z]:
                 visible &= ~covered[(i, j)]
             seen += int(visible.sum())
-            hit += int((flags & visible).sum())
+            hit += _consistent_hits(sides[i], visible)
             vi = visible & inner_pts[i]
             iseen += int(vi.sum())
-            ihit += int((flags & vi).sum())
+            ihit += _consistent_hits(sides[i], vi)
         sup = hit / max(seen, 1)
         inner = ihit / iseen if iseen >= 6 else None
         key = sup + (INNER_WEIGHT * (inner - 0.5) if inner is not None else 0.0)
@@ -1033,17 +1033,33 @@ def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0
     return [_clockwise(_rect_from_pose(p[:2], p[2], cw, ch)) for p in poses]
 
 
-def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray]:
-    """Points along a rectangle's sides and whether the picture has an edge there, across the side."""
+def _consistent_hits(side, sel: np.ndarray) -> int:
+    """Edge points among `sel`, counting on each side of the card only the edges that step the
+    same way across it (a card's rim does; the ink of pips it runs through steps both ways)."""
+    _, flags, sign, which = side
+    hit = 0
+    for k in range(4):
+        on = flags & sel & (which == k)
+        pos = int((on & (sign == 1)).sum())
+        neg = int((on & (sign == 0)).sum())
+        hit += max(pos, neg) + int((on & (sign == 2)).sum())
+    return hit
+
+
+def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Points along a rectangle's sides, whether the picture has an edge there across the side,
+    which way that edge steps (1: brighter along the normal, 0: darker, 2: a thin line, both) and
+    which side each point is on."""
     gx, gy = grads
     h, w = gx.shape
-    pts, tans = [], []
+    pts, tans, which = [], [], []
     for k in range(4):
         a, b = q[k], q[(k + 1) % 4]
         t = _unit(b - a)
         n = max(int(np.linalg.norm(b - a) / 1.5), 4)
         pts.append(a + (b - a) * np.linspace(0.08, 0.92, n)[:, None])
         tans.append(np.repeat(t[None], n, axis=0))
+        which.append(np.full(n, k))
     p = np.concatenate(pts)
     t = np.concatenate(tans)
     nrm = np.stack([-t[:, 1], t[:, 0]], axis=1)
@@ -1052,12 +1068,18 @@ def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray]:
     x = np.clip(np.round(pp[..., 0]).astype(int), 0, w - 1)
     y = np.clip(np.round(pp[..., 1]).astype(int), 0, h - 1)
     gxs, gys = gx[y, x], gy[y, x]
-    gn = np.abs(gxs * nrm[None, :, 0] + gys * nrm[None, :, 1])
+    gs = gxs * nrm[None, :, 0] + gys * nrm[None, :, 1]
+    gn = np.abs(gs)
     gt = np.abs(gxs * t[None, :, 0] + gys * t[None, :, 1])
     k = np.argmax(gn, axis=0)
     best_n = np.take_along_axis(gn, k[None], axis=0)[0]
     best_t = np.take_along_axis(gt, k[None], axis=0)[0]
-    return p, (best_n > 60) & (best_n > 1.5 * best_t)
+    sign = np.take_along_axis(gs, k[None], axis=0)[0] > 0
+    # a thin dark or light line along the side (a card's printed rim lying on another card) steps
+    # both ways within the pixel either side: it counts whichever way the side's other edges step
+    line = (gs[0] * gs[2] < 0) & (gn[0] > 60) & (gn[2] > 60)
+    sign = np.where(line, 2, sign.astype(np.int8))
+    return p, (best_n > 60) & (best_n > 1.5 * best_t), sign, np.concatenate(which)
 
 
 def _inside_rect(q: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:

@@ -211,3 +211,26 @@ def test_outlines_are_precise_on_random_tables(detector):
         frame, truth = render(random_scene(seed, deck=deck), W, H, seed)
         total.add(score_frame(detector.detect(frame), truth))
     assert total.mean_outline_error < 0.035, total.mean_outline_error
+
+
+def test_a_card_side_steps_one_way_ink_steps_both_ways():
+    # a side along a card's rim is an edge stepping the same way all along; a side running through
+    # printed pips meets edges that step either way, and counts only the larger share
+    from vision.detect import _consistent_hits, _side_samples
+
+    rim = np.full((120, 120), 60, np.uint8)
+    rim[:, 60:] = 230
+    ink = rim.copy()
+    for y0 in range(0, 120, 20):  # every other stretch the dark ink lies on the other side
+        ink[y0 : y0 + 10, 40:60] = 230
+        ink[y0 : y0 + 10, 60:80] = 60
+    q = np.array([[60.0, 10.0], [100.0, 10.0], [100.0, 110.0], [60.0, 110.0]])
+    hits = []
+    for img in (rim, ink):
+        grads = (cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3))
+        side = _side_samples(q, grads)
+        left = side[3] == 3  # the side from (60, 110) up to (60, 10)
+        hits.append((_consistent_hits(side, left), int((side[1] & left).sum())))
+    (rim_hits, rim_any), (ink_hits, ink_any) = hits
+    assert rim_hits == rim_any > 40
+    assert ink_hits < 0.65 * ink_any
