@@ -39,6 +39,23 @@ CHIPS_IN = frozenset(("call", "bet", "raise", "allin"))
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
+def _checked(check: Any, handler: Any, fills: bool) -> Any:
+    """A type's one-pass check (protocol.QUICK_CHECKS) and its handler as one `usual(engine, ev, n)`: the
+    output lines when the check passes, else None."""
+    if fills:
+
+        def usual(engine: TableEngine, ev: dict, n: int) -> list[dict] | None:
+            ev = dict(ev)  # the check fills defaults in: not into the caller's dict
+            return handler(engine, ev, n) if check(ev, engine.seats) else None
+
+    else:
+
+        def usual(engine: TableEngine, ev: dict, n: int) -> list[dict] | None:
+            return handler(engine, ev, n) if check(ev, engine.seats) else None
+
+    return usual
+
+
 def dumps(line: dict) -> str:
     """An output line as the protocol writes it: compact JSON, keys in the order they were set."""
     return _dumps(line)
@@ -122,20 +139,19 @@ class TableEngine:
         if handlers is None:
             handlers = {kind: getattr(type(self), "_on_" + kind) for kind in protocol.INPUT_TYPES}
             type(self)._handler_table = handlers
-            # The usual line's type -> (its one-pass check, its handler, whether the check fills defaults
-            # in): one lookup for all three. A check of None: the handler takes the line as it comes, either
-            # one that checks the usual line itself (`_usual_*`) or one for a line with nothing to check.
-            quick = {
-                kind: (QUICK_CHECKS[kind], handlers[kind], kind in protocol.QUICK_CHECKS_FILL)
+            # The usual line's type -> one function that checks and handles it, returning None for a line
+            # that is not the usual one (the full path takes that): one lookup and one call per line.
+            usual = {
+                kind: _checked(QUICK_CHECKS[kind], handlers[kind], kind in protocol.QUICK_CHECKS_FILL)
                 for kind in QUICK_CHECKS
             }
             for kind in ("burn", "hand_start", "hand_end"):  # any such dict line passes its check
-                quick[kind] = (None, handlers[kind], False)
-            for kind in ("deal", "action", "seat"):
-                quick[kind] = (None, getattr(type(self), "_usual_" + kind), False)
-            type(self)._quick_table = quick
+                usual[kind] = handlers[kind]
+            for kind in ("deal", "action", "seat"):  # checked and handled in one step
+                usual[kind] = getattr(type(self), "_usual_" + kind)
+            type(self)._usual_table = usual
         self.handlers = handlers
-        self._quick = type(self)._quick_table
+        self._usual = type(self)._usual_table
         self.players: dict[int, Player] = {}
         self.level: Level | None = None  # the level the next hand is played at
         self.forced_button: int | None = None
@@ -167,23 +183,13 @@ class TableEngine:
         try:
             if type(line) is dict:
                 kind = line.get("type")
-                quick = self._quick.get(kind) if type(kind) is str else None
-                if quick is not None:
-                    if quick[0] is None:
-                        # A line with nothing to check, or the usual line of its type checked and handled in
-                        # one step (None: not the usual one, the full path below takes it).
-                        out = quick[1](self, line, n)
-                        if out is not None:
-                            return out
-                    elif not quick[2]:
-                        if quick[0](line, self.seats):
-                            # Passed a check that fills nothing in: the caller's dict is only read
-                            # (handlers copy what they keep), so it needs no copy.
-                            return quick[1](self, line, n)
-                    else:
-                        ev = dict(line)  # the check fills defaults in: not into the caller's dict
-                        if quick[0](ev, self.seats):
-                            return quick[1](self, ev, n)
+                usual = self._usual.get(kind) if type(kind) is str else None
+                if usual is not None:
+                    # The usual line of its type, checked and handled (None: not the usual one, the full
+                    # path below takes it). The caller's dict is only read: handlers copy what they keep.
+                    out = usual(self, line, n)
+                    if out is not None:
+                        return out
                 ev = dict(line)  # the caller's dict is not touched (validation fills defaults in)
             elif isinstance(line, str):
                 stripped = line.strip()
