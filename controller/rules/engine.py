@@ -88,6 +88,9 @@ class DealState:
     # next such card needs no ruling (`_on_deal` takes it on its quick path), and `cards`, `received` and
     # `full` are not kept up yet: `settle` writes them out from `off_deck` before anything reads them.
     in_order: bool = True
+    # The seats in the order an in-order deal reaches them (the dealing order twice over), set when the
+    # hand's play starts; empty when the first card is not due to the first seat of that order.
+    sequence: tuple[int, ...] = ()
     action_started: bool = False
     absent_done: bool = False
     acted_seats: set[int] = field(default_factory=set)
@@ -227,28 +230,27 @@ class TableEngine:
     def _usual_deal(self, ev: dict, n: int) -> list[dict] | None:
         """A hole card face down to the seat next in dealing order (`_on_deal`'s first case)."""
         h = self.hand
-        if h is None or h.void or h.play is None:
-            return None
-        d = h.deal
-        if not d.in_order or d.action_started or d.complete or ev.get("card") is not None:
+        if h is None or h.play is None:  # no hand in play (a misdeal, which voids it, drops its play)
             return None
         # Every check of the full monitor passes for it (first card to the first seat, a seat dealt in, no
         # card before it missing, at most two cards): only the count off the deck moves (`DealState.settle`).
-        seat = ev.get("seat")
-        order = h.positions.dealt_in
+        # A complete deal is no longer `in_order` (settled), and a seat of `sequence` is a seat of the table.
+        d = h.deal
         position = d.off_deck
-        seats = len(order)
+        seat = ev.get("seat")
+        sequence = d.sequence
         if (
-            type(seat) is not int
-            or not 0 < seat <= self.seats
-            or position >= 2 * seats
-            or seat != order[position % seats]
-            or not (position or seat == h.positions.first_card)
+            not d.in_order
+            or d.action_started
+            or position >= len(sequence)
+            or seat != sequence[position]
+            or type(seat) is not int
+            or ev.get("card") is not None
         ):
             return None
         d.off_deck = position + 1
-        if position + 1 == 2 * seats:  # the last card: every seat holds two
-            d.settle(order)
+        if position + 1 == len(sequence):  # the last card: every seat holds two
+            d.settle(h.positions.dealt_in)
             return self._check_deal_complete(h)
         return []
 
@@ -521,6 +523,8 @@ class TableEngine:
 
         p = hand.positions
         offenders = self.offenders
+        if p.dealt_in and p.dealt_in[0] == p.first_card:
+            hand.deal.sequence = p.dealt_in * 2
         setup = HandSetup(
             hand.number,
             p.button,
