@@ -186,7 +186,10 @@ class TableEngine:
         try:
             if type(line) is dict:
                 kind = line.get("type")
-                usual = self._usual.get(kind) if type(kind) is str else None
+                try:
+                    usual = self._usual.get(kind)
+                except TypeError:  # a type that is no string at all (a list, say): the full path says so
+                    usual = None
                 if usual is not None:
                     # The usual line of its type, checked and handled (None: not the usual one, the full
                     # path below takes it). The caller's dict is only read: handlers copy what they keep.
