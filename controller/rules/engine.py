@@ -86,7 +86,8 @@ class DealState:
     full: int = 0  # seats dealt in that hold two cards
     # Every card so far went face down to the next seat in dealing order, one round after the other: the
     # next such card needs no ruling (`_on_deal` takes it on its quick path), and `cards`, `received` and
-    # `full` are not kept up yet: `settle` writes them out from `off_deck` before anything reads them.
+    # (until the last card) `full` are not kept up yet: `settle` writes them out from `off_deck` before
+    # anything reads them; a hand whose deal went in order to the end may never need them.
     in_order: bool = True
     # The seats in the order an in-order deal reaches them (the dealing order twice over), set when the
     # hand's play starts; empty when the first card is not due to the first seat of that order.
@@ -237,7 +238,7 @@ class TableEngine:
             return None
         # Every check of the full monitor passes for it (first card to the first seat, a seat dealt in, no
         # card before it missing, at most two cards): only the count off the deck moves (`DealState.settle`).
-        # A complete deal is no longer `in_order` (settled), and a seat of `sequence` is a seat of the table.
+        # A seat of `sequence` is a seat of the table; a card after the last of it takes the full path.
         d = h.deal
         position = d.off_deck
         seat = ev.get("seat")
@@ -253,7 +254,7 @@ class TableEngine:
             return None
         d.off_deck = position + 1
         if position + 1 == len(sequence):  # the last card: every seat holds two
-            d.settle(h.positions.dealt_in)
+            d.full = position + 1 - len(h.positions.dealt_in)  # what `settle` would write; the rest waits
             return self._check_deal_complete(h)
         return []
 
