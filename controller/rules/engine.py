@@ -272,8 +272,8 @@ class TableEngine:
         ):
             return None
         h = self.hand
-        if h is not None and h.play is not None and not h.void and h.deal.substantial:
-            return h.play.action(ev, n)
+        if h is not None and h.play is not None and h.deal.substantial:  # (a void hand has no play)
+            return h.play.act(seat, action, to, ev, n)
         return self._on_action(ev, n)
 
     def _usual_seat(self, ev: dict, n: int) -> list[dict] | None:

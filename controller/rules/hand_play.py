@@ -12,6 +12,7 @@ as it was: all checks run before the first change.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from controller.rules.betting import Facing, Ruling, bare_ruling, interpret, reopened_for, sized_ruling
 from controller.rules.cards import ALL_CARDS
@@ -307,16 +308,22 @@ class HandPlay:
         )
 
     def action(self, ev: dict, line: int) -> list[dict]:
-        if self.to_act is None and ev.get("action") in ("check", "call") and not self.finished:
-            seat = ev.get("seat")
-            if (
-                seat in self.stacks
-                and self.can_act(seat)
-                and len(self._live) >= 2
-                and all(self.round_in[seat] >= self.round_in[s] for s in self._live)
-            ):
-                return []  # a check when the betting is closed changes nothing
-        seat = ev.get("seat")
+        """An `action` line: ruled, applied, and the turn passed (or Rejected, nothing changed)."""
+        return self.act(ev.get("seat"), ev.get("action"), ev.get("to"), ev, line)
+
+    def act(self, seat: Any, word: Any, to: Any, ev: dict, line: int) -> list[dict]:
+        """`action` with the line's seat, action word and `to` already read (the engine has read them to
+        check the line): ev["seat"], ev["action"] and ev["to"] as `ev.get` gives them."""
+        if (
+            self.to_act is None
+            and word in ("check", "call")
+            and not self.finished
+            and seat in self.stacks
+            and self.can_act(seat)
+            and len(self._live) >= 2
+            and all(self.round_in[seat] >= self.round_in[s] for s in self._live)
+        ):
+            return []  # a check when the betting is closed changes nothing
         if not (
             seat == self.to_act
             and type(seat) is int
@@ -331,8 +338,7 @@ class HandPlay:
                 return self._out_of_turn(seat, ev)
         ruling = None
         # Most actions are a bare fold, check or call: ruled without building what the seat faces.
-        if ev.get("to") is None and ev.get("chips") is None and ev.get("declared") is None:
-            word = ev.get("action")
+        if to is None and ev.get("chips") is None and ev.get("declared") is None:
             if self.quick:
                 # `bare_ruling` written out for the three words it takes as entered (a test checks the
                 # two agree): nothing to announce, the chips move and the turn passes.
@@ -373,8 +379,8 @@ class HandPlay:
             # A bet, raise or all-in with its total alone: taken as entered when `sized_ruling` says so.
             current = self.current
             ruling = sized_ruling(
-                ev.get("action"),
-                ev.get("to"),
+                word,
+                to,
                 self.round_in[seat],
                 self.stacks[seat],
                 current,
