@@ -277,8 +277,8 @@ class TableEngine:
         return self._on_action(ev, n)
 
     def _usual_seat(self, ev: dict, n: int) -> list[dict] | None:
-        """A seat line that passes `protocol._accept_seat`, read in place (`_on_seat` takes a missing
-        `moved` as false, the default that check writes)."""
+        """A seat line that passes `protocol._accept_seat`, read in place (a missing `moved` is taken as
+        false, the default that check writes) and handed to `_seat` as `_on_seat` does."""
         seat, player, stack, moved = ev.get("seat"), ev.get("player"), ev.get("stack"), ev.get("moved", False)
         if (
             type(seat) is not int
@@ -289,7 +289,7 @@ class TableEngine:
             or (moved is not True and moved is not False)
         ):
             return None
-        return self._on_seat(ev, n)
+        return self._seat(seat, player, stack, moved)
 
     def stacks(self) -> dict[int, int | None]:
         """Chips in front of each seated player (between hands: after the last award)."""
@@ -361,16 +361,19 @@ class TableEngine:
         return []
 
     def _on_seat(self, ev: dict, n: int) -> list[dict]:
-        seat, player_id = ev["seat"], str(ev["player"])
-        if seat in self.players:
-            raise Rejected(f"seat {seat} is taken by player {self.players[seat].id}")
-        for s, p in self.players.items():
+        return self._seat(ev["seat"], str(ev["player"]), ev.get("stack"), ev.get("moved", False))
+
+    def _seat(self, seat: int, player_id: str, stack: int | None, moved: bool) -> list[dict]:
+        players = self.players
+        if seat in players:
+            raise Rejected(f"seat {seat} is taken by player {players[seat].id}")
+        for s, p in players.items():
             if p.id == player_id:
                 raise Rejected(f"player {player_id} is already seated at seat {s}")
-        moved = ev.get("moved", False)
         # id, stack, moved, dealt (a moved player has been dealt hands), away, seated_hand
-        self.players[seat] = Player(player_id, ev.get("stack"), moved, moved, False, self.hand_number)
-        self.busted_seats.discard(seat)
+        players[seat] = Player(player_id, stack, moved, moved, False, self.hand_number)
+        if self.busted_seats:
+            self.busted_seats.discard(seat)
         return []
 
     def _on_leave(self, ev: dict, n: int) -> list[dict]:
