@@ -251,15 +251,19 @@ class HandPlay:
                         index = i
             clockwise = self._clockwise_after[seat] = ordered[index + 1 :] + ordered[: index + 1]
         folded, all_in = self.folded, self.all_in
-        able = len(self.order) - len(folded | all_in) if all_in else len(self._live)
-        if able < 2:
-            for s in clockwise:
-                if s not in folded and s not in all_in and self._needs_action(s, able):
-                    return s
-            return None
+        if all_in:
+            out = folded | all_in  # the seats that cannot act
+            able = len(self.order) - len(out)
+            if able < 2:
+                for s in clockwise:
+                    if s not in out and self._needs_action(s, able):
+                        return s
+                return None
+        else:  # the usual case: the two or more live seats can all bet
+            out = folded
         round_in, current, acted = self.round_in, self.current, self.acted_level
         for s in clockwise:
-            if s in folded or s in all_in:
+            if s in out:
                 continue
             if round_in[s] < current or s not in acted:
                 return s
