@@ -151,7 +151,7 @@ class TableEngine:
             }
             for kind in ("burn", "hand_start", "hand_end"):  # any such dict line passes its check
                 usual[kind] = handlers[kind]
-            for kind in ("deal", "action", "seat"):  # checked and handled in one step
+            for kind in ("deal", "action", "seat", "board"):  # checked and handled in one step
                 usual[kind] = getattr(type(self), "_usual_" + kind)
             type(self)._usual_table = usual
         self.handlers = handlers
@@ -290,6 +290,18 @@ class TableEngine:
         ):
             return None
         return self._seat(seat, player, stack, moved)
+
+    def _usual_board(self, ev: dict, n: int) -> list[dict] | None:
+        """Board cards none of which is out yet, in a hand in play (`_on_board` with the card check of
+        `protocol._accept_board` and of the hand done once)."""
+        h = self.hand
+        cards = ev.get("cards")
+        if h is None or h.play is None or type(cards) is not list or not cards:
+            return None
+        play = h.play
+        if play.finished or not play.fresh_cards(cards):
+            return None
+        return play.board_checked(cards)
 
     def stacks(self) -> dict[int, int | None]:
         """Chips in front of each seated player (between hands: after the last award)."""

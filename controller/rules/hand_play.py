@@ -680,6 +680,14 @@ class HandPlay:
             raise Rejected("field 'cards' must be a non-empty list of card codes")
         if not _fresh_cards(cards, self._cards_out):
             check_cards(cards, len(cards), "field 'cards'", self._taken())  # says what is wrong
+        return self.board_checked(cards)
+
+    def fresh_cards(self, cards: list) -> bool:
+        """True when `cards` are card codes, none twice and none out yet in this hand."""
+        return _fresh_cards(cards, self._cards_out)
+
+    def board_checked(self, cards: list[str]) -> list[dict]:
+        """`board` for a hand not over and cards already checked (a non-empty list, `fresh_cards`)."""
         if len(self._live) < 2:
             holder = f"only seat {self._live[0]} holds a hand" if self._live else "no seat holds a live hand"
             raise Rejected(f"no board is dealt: {holder}")
