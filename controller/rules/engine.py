@@ -90,7 +90,8 @@ class DealState:
     # anything reads them; a hand whose deal went in order to the end may never need them.
     in_order: bool = True
     # The seats in the order an in-order deal reaches them (the dealing order twice over), set when the
-    # hand's play starts; empty when the first card is not due to the first seat of that order.
+    # hand's play starts; emptied (no quick path) when the first card is not due to the first seat of that
+    # order, once the deal is settled and once betting has begun.
     sequence: tuple[int, ...] = ()
     action_started: bool = False
     absent_done: bool = False
@@ -107,6 +108,7 @@ class DealState:
         if not self.in_order:
             return
         self.in_order = False
+        self.sequence = ()
         dealt, seats = self.off_deck, len(order)
         for i, seat in enumerate(order):
             if dealt > i:
@@ -244,9 +246,7 @@ class TableEngine:
         seat = ev.get("seat")
         sequence = d.sequence
         if (
-            not d.in_order
-            or d.action_started
-            or position >= len(sequence)
+            position >= len(sequence)  # (empty unless the deal is in order and betting has not begun)
             or seat != sequence[position]
             or type(seat) is not int
             or ev.get("card") is not None
@@ -797,6 +797,7 @@ class TableEngine:
         out.extend(h.play.action(ev, n))  # validates; raises Rejected with the state unchanged
         if first_action:
             d.action_started = True
+            d.sequence = ()  # a card from now on is ruled on in full
             d.unobserved = d.off_deck == 0
             out.extend(self._absent_hands(h))
         if len(h.play.acted) > acted_before:
