@@ -10,6 +10,7 @@ except heads-up, where it is seat 2.
 
 from __future__ import annotations
 
+import io
 import math
 import re
 import tomllib
@@ -115,8 +116,6 @@ def _scalar(text: str) -> Any:
 
 
 _BARE_ITEM = re.compile(r"[-+0-9.eE]+|true|false|inf")
-_QUOTED_ARRAY = re.compile(r"\s*'[^'\n]*'(?:\s*,\s*'[^'\n]*')*\s*,?\s*")
-_QUOTED = re.compile(r"'([^'\n]*)'")
 
 
 def _one_line_array(value: str) -> list | None:
@@ -146,9 +145,19 @@ def _one_line_array(value: str) -> list | None:
             except ValueError:
                 return None
         return out
-    if _QUOTED_ARRAY.fullmatch(body) is None:
+    # Single-quoted strings, read by splitting at the quotes (what the pattern
+    # \s*'[^'\n]*'(?:\s*,\s*'[^'\n]*')*\s*,?\s* takes): the strings are every other piece, and the pieces
+    # between them must be blank before the first, a comma between two and at most a comma after the last
+    # (str.strip drops what \s matches; a line holds no newline).
+    pieces = body.split("'")
+    if len(pieces) % 2 == 0:
+        return None  # an odd number of quotes
+    if pieces[0].strip() or pieces[-1].strip() not in ("", ","):
         return None
-    return _QUOTED.findall(body)
+    for between in pieces[2:-1:2]:
+        if between.strip() != ",":
+            return None
+    return pieces[1::2]
 
 
 def fast_toml(text: str) -> dict | None:
@@ -223,10 +232,14 @@ def fast_toml(text: str) -> dict | None:
 
 def load(path: str | Path) -> PhhHand:
     try:
-        with open(path, encoding="utf-8") as fh:  # as Path.read_text, without building a Path
-            text = fh.read()
+        # Read as Path.read_text(encoding="utf-8") reads, without its buffered text layer: the raw bytes,
+        # decoded, line ends made "\n" as text mode makes them.
+        with io.FileIO(path) as fh:
+            text = fh.readall().decode("utf-8")
     except OSError as exc:
         raise PhhError(f"{path}: cannot read: {exc.strerror}") from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     data = fast_toml(text)
     if data is None:
         try:
