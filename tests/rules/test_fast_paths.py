@@ -364,3 +364,26 @@ def test_plain_phh_actions_are_read_as_split_actions_are():
         general = [phh.to_lines(h) for h in hands]
     assert quick == general
     assert len(files) == 160
+
+
+def test_a_phh_file_reads_alike_whatever_its_line_ends(tmp_path):
+    """`load` reads the raw bytes and makes line ends "\\n" itself, as a text-mode read would."""
+    import glob
+    from pathlib import Path
+
+    from controller.rules import phh
+
+    root = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "pluribus"
+    source = sorted(glob.glob(str(root / "*" / "*.phh")))[0]
+    raw = Path(source).read_bytes()
+    expected = phh.load(source)
+    for name, data in (("crlf.phh", raw.replace(b"\n", b"\r\n")), ("cr.phh", raw.replace(b"\n", b"\r"))):
+        path = tmp_path / name
+        path.write_bytes(data)
+        hand = phh.load(path)
+        assert (hand.players, hand.actions, hand.starting, hand.finishing) == (
+            expected.players,
+            expected.actions,
+            expected.starting,
+            expected.finishing,
+        )
