@@ -54,6 +54,8 @@ def _whole(value: Any, where: object) -> int | None:
 
 def _wholes(values: list, path: str, key: str) -> list[int | None]:
     """`_whole` of each value; the place named in a message is spelled out only for a value that is wrong."""
+    if set(map(type, values)) <= {int}:  # whole chips throughout (the usual case): checked by C loops
+        return list(values)
     out: list[int | None] = []
     for i, v in enumerate(values):
         out.append(v if type(v) is int else _whole(v, f"{path}: {key}[{i}]"))
@@ -130,6 +132,14 @@ def _one_line_array(value: str) -> list | None:
             return None
         if not body.strip():
             return []
+        if body.isascii() and "_" not in body:
+            # Whole numbers throughout (the usual case), read by int() in one C loop: on ASCII text without
+            # "_" it takes exactly what the item-by-item reading below reads as an integer (blanks around,
+            # a sign, digits); anything else (a trailing comma, a float, a word) raises and goes below.
+            try:
+                return list(map(int, body.split(",")))
+            except ValueError:
+                pass
         items = [item.strip() for item in body.split(",")]
         if items[-1] == "" and len(items) > 1:
             items.pop()  # a trailing comma
@@ -154,9 +164,8 @@ def _one_line_array(value: str) -> list | None:
         return None  # an odd number of quotes
     if pieces[0].strip() or pieces[-1].strip() not in ("", ","):
         return None
-    for between in pieces[2:-1:2]:
-        if between.strip() != ",":
-            return None
+    if not set(map(str.strip, pieces[2:-1:2])) <= {","}:
+        return None
     return pieces[1::2]
 
 
