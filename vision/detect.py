@@ -32,6 +32,7 @@ SUPPORT_WEIGHT = 0.3
 INNER_WEIGHT = 0.3
 MIN_OWN = 0.15  # of a card's area: less than that in view and nobody could tell it is there
 EDGE_OUTER = 0.6
+WALLED_AREA = 1.25  # of a card: a blob taken for one card that is this much bigger is looked at again
 EDGE_STRONG = 80  # |dx|+|dy| of a 3x3 Sobel on 8-bit grey: a printed line, not felt grain or a shadow
 _LOG_SCALE = 45.0
 _LOG_LUT = np.round(_LOG_SCALE * np.log(np.arange(256) + 12.0)).astype(np.uint8)
@@ -195,12 +196,23 @@ class Detector:
         # outline, and whatever they enclose is object (the edges themselves are not added)
         gx = cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 1, 0, ksize=3))
         gy = cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 0, 1, ksize=3))
-        closed = cv2.bitwise_or(mask, cv2.compare(cv2.add(gx, gy), EDGE_STRONG, cv2.CMP_GT))
+        strong = cv2.compare(cv2.add(gx, gy), EDGE_STRONG, cv2.CMP_GT)
+        closed = cv2.bitwise_or(mask, strong)
         outside = cv2.copyMakeBorder(closed, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
         cv2.floodFill(outside, None, (0, 0), 255)
-        holes = cv2.bitwise_not(outside[1:-1, 1:-1])  # enclosed and not yet object
-        holes = cv2.morphologyEx(holes, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-        mask = cv2.bitwise_or(mask, holes)
+        enclosed = cv2.bitwise_not(outside[1:-1, 1:-1])  # enclosed and not yet object
+        holes = cv2.morphologyEx(enclosed, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+        if cv2.countNonZero(holes):
+            # a line printed across the back (a highlight's edge) parts it in two: the edges between
+            # two such pieces, and the border round them (the rim, a few pixels), are the card too
+            walls = cv2.bitwise_or(closed, enclosed)
+            holes = cv2.bitwise_and(
+                cv2.morphologyEx(holes, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)), walls
+            )
+            holes = cv2.bitwise_or(
+                holes, cv2.bitwise_and(cv2.dilate(holes, np.ones((5, 5), np.uint8)), walls)
+            )
+            mask = cv2.bitwise_or(mask, holes)
         # ink on a card (pips, index) that is darker than the paper but not darker than the felt
         # leaves holes in the card, some touching its rim through a pixel or two: whatever the
         # objects enclose once such gaps are closed is object too, however small
@@ -210,6 +222,7 @@ class Detector:
         cv2.floodFill(outside, None, (0, 0), 255)
         inside = cv2.bitwise_or(grown, cv2.bitwise_not(outside[1:-1, 1:-1]))
         mask = cv2.bitwise_or(mask, cv2.erode(inside, k3))
+        self._strong = strong
         return mask, gray
 
     def _cards(self, mask: np.ndarray, gray: np.ndarray, scale: float):
@@ -236,6 +249,13 @@ class Detector:
                         cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3),
                     )
                 found = _split_blob(c, cw, ch, mask, edges)
+                # nothing found, or one card where the blob is more than a card: a card back the
+                # colour of the felt, seen again with its printed border as walls
+                if not found or (len(found) == 1 and area > WALLED_AREA * cw * ch):
+                    walled = _walled(c, cw, mask, self._strong, 1.0)
+                    again = _split_blob(walled[0], cw, ch, walled[1], edges) if walled else []
+                    if len(again) > len(found):
+                        found = again
                 _order_overlaps(found, gray, self._work)  # overlapping cards are always in one blob
             memo.append((box, area, cw, found))
             rects.extend(found)
@@ -887,6 +907,42 @@ def _split_blob(
     if len(best_rects) > 1:  # the reading is settled: now to the pixel, on the blob as it is
         best_rects = _refine(best_rects, near, cw, ch, ring=1.0)
     return [_Rect(q, votes[i], 1.0) for q, i in zip(best_rects, best, strict=True)]
+
+
+def _walled(contour, cw: float, mask: np.ndarray, strong: np.ndarray, gain: float):
+    """The blob seen again with the picture's strong edges as walls: part of a card back the colour
+    of the felt lies between the back's printed border and what was found of it. Whatever mask and
+    edges enclose round the blob, less the walls' outer pixel (an edge is strong a pixel either side
+    of it), as (outline, mask) when that is more than `gain` times the blob, else None."""
+    x, y, bw, bh = cv2.boundingRect(contour)
+    pad = int(0.3 * cw) + 3
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    x1, y1 = min(x + bw + pad, mask.shape[1]), min(y + bh + pad, mask.shape[0])
+    k3 = np.ones((3, 3), np.uint8)
+    walls = cv2.dilate(cv2.bitwise_or(mask[y0:y1, x0:x1], strong[y0:y1, x0:x1]), k3)
+    outside = cv2.copyMakeBorder(walls, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    cv2.floodFill(outside, None, (0, 0), 255)
+    inside = cv2.erode(cv2.bitwise_or(walls, cv2.bitwise_not(outside[1:-1, 1:-1])), np.ones((5, 5), np.uint8))
+    win = cv2.bitwise_or(inside, mask[y0:y1, x0:x1])
+    contours, _ = cv2.findContours(win, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    inner = tuple(float(v) for v in contour[0, 0] - [x0, y0])
+    for c in contours:
+        if cv2.pointPolygonTest(c, inner, False) >= 0:
+            if cv2.contourArea(c) < gain * cv2.contourArea(contour):
+                return None
+            comp = np.zeros_like(win)
+            cv2.drawContours(comp, [c], -1, 255, -1)
+            own = np.zeros_like(win)
+            cv2.drawContours(own, [contour - [x0, y0]], -1, 255, -1)
+            if (
+                cv2.countNonZero(cv2.bitwise_and(comp, cv2.bitwise_and(mask[y0:y1, x0:x1], ~own)))
+                > 0.05 * cw * cw
+            ):
+                return None  # the walls reach another object (the next card of a board row)
+            local = np.zeros_like(mask)
+            local[y0:y1, x0:x1] = comp
+            return c + np.array([x0, y0], np.int32), local
+    return None
 
 
 def _fit(rects, blob: np.ndarray, bb: tuple[int, int], off: np.ndarray) -> tuple[float, int]:
