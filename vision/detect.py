@@ -1051,12 +1051,17 @@ def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0
         c = q.mean(axis=0)
         poses.append((float(c[0]), float(c[1]), math.atan2(e[1], e[0])))
     buf = np.zeros_like(blob)
+    seen: dict = {}  # the descent comes back to poses it has drawn
 
     def bits_of(pose):
-        buf[:] = 0
-        q = _rect_from_pose(pose[:2], pose[2], cw, ch) - off
-        cv2.fillConvexPoly(buf, np.round(q).astype(np.int32), 1)
-        return int.from_bytes(np.packbits(buf.ravel()).tobytes(), "big")
+        key = (round(pose[0], 3), round(pose[1], 3), round(pose[2], 5))
+        b = seen.get(key)
+        if b is None:
+            buf[:] = 0
+            q = _rect_from_pose(pose[:2], pose[2], cw, ch) - off
+            cv2.fillConvexPoly(buf, np.round(q).astype(np.int32), 1)
+            b = seen[key] = int.from_bytes(np.packbits(buf.ravel()).tobytes(), "big")
+        return b
 
     def fit(u):
         inter = (u & blob_bits).bit_count()
@@ -1093,13 +1098,9 @@ def _consistent_hits(side, sel: np.ndarray) -> int:
     """Edge points among `sel`, counting on each side of the card only the edges that step the
     same way across it (a card's rim does; the ink of pips it runs through steps both ways)."""
     _, flags, sign, which = side
-    hit = 0
-    for k in range(4):
-        on = flags & sel & (which == k)
-        pos = int((on & (sign == 1)).sum())
-        neg = int((on & (sign == 0)).sum())
-        hit += max(pos, neg) + int((on & (sign == 2)).sum())
-    return hit
+    on = flags & sel
+    counts = np.bincount(which[on] * 3 + sign[on], minlength=12).reshape(4, 3)  # side x (neg, pos, line)
+    return int(counts[:, :2].max(axis=1).sum() + counts[:, 2].sum())
 
 
 def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
