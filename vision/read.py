@@ -547,10 +547,12 @@ class BuiltinReader:
         up = face_up_score(canon, visible if own is None else own)
         if up < 0.5:
             return ReadResult("down", None, 1.0 - up / 2)
-        code, conf = self.identify(canon, visible)
+        code, conf = self.identify(canon, visible, own)
         return ReadResult("up", code, conf)
 
-    def identify(self, canon: np.ndarray, visible: np.ndarray) -> tuple[str | None, float]:
+    def identify(
+        self, canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None = None
+    ) -> tuple[str | None, float]:
         ink, red = _ink(canon)
         dark = darkness(canon) if glyph_models() is not None else None
         ink_light = ink
@@ -574,15 +576,33 @@ class BuiltinReader:
                     seen.append(one)
         idx = _merge_indices(seen)
         pips = _pips(ink, red, canon, dark) if full_visible else None
-        part = None
+        part, stacked_red = None, None
         if pips is None and visible.mean() > 60:
             # a half-hidden card: the pips in view (away from the covering card's edge)
             seen_px = cv2.erode((visible > 128).astype(np.uint8), np.ones((9, 9), np.uint8))
             part = _pips(ink & seen_px, red, canon, dark)
             part["seen"] = seen_px
+        if (
+            pips is not None
+            and not pips["picture"]
+            and own is not None
+            and own.mean() < 250
+            and idx is not None
+        ):
+            # another card touches this one and the stacking says it lies below; if it lies on
+            # top instead, the pips counted are partly its own or partly hidden. Then the pips
+            # away from it are read as a half-hidden card's (see _own_pips_fit_better).
+            seen_px = cv2.erode((own > 128).astype(np.uint8), np.ones((9, 9), np.uint8))
+            alt = _pips(ink, red, canon, dark, keep=seen_px)
+            alt["seen"] = seen_px
+            if not alt["picture"] and _own_pips_fit_better(pips, alt, _edge_across(canon, own)):
+                pips, part = None, alt
+                stacked_red = alt["red"] if alt["n"] > 0 else None
         # colour
-        is_red = None
-        if pips is not None and pips["n"] > 0 and not pips["picture"]:
+        is_red = stacked_red
+        if is_red is not None:
+            pass
+        elif pips is not None and pips["n"] > 0 and not pips["picture"]:
             is_red = pips["red"]
         elif idx is not None:
             is_red = idx["red"]
@@ -640,6 +660,8 @@ class BuiltinReader:
         return rank + suit, round(min(0.99, rank_conf * (0.5 + suit_conf / 2)), 3)
 
 
+STACK_DOUBT = 0.3  # how much better the pips away from a touching card must fit to be believed
+EDGE_ON_TOP = 0.75  # share of a touching card's outline across this one showing an edge: it is on top
 GLYPH_WEIGHT = 0.5  # a half-hidden card: the glyph's log-odds (overconfident on a deck never seen) against the pips in view
 
 # the usual places of the pips (x, y as fractions of the card) of A and 2..10
@@ -660,24 +682,24 @@ PIP_LAYOUTS = {
 }  # fmt: skip
 
 
-def _rank_from_visible_pips(part: dict, glyph_scores: dict | None) -> str | None:
-    """Rank of a half-hidden card: the pips in view compared with how many of each rank's usual
-    pips would be in view, the index glyph settling what the count leaves open (a court card's
-    picture shows as a picture)."""
-    seen = part["seen"]
+def _best_layout_fit(part: dict, glyph_scores: dict | None) -> tuple[str | None, float]:
+    """(rank, score): the pips in view (`part["seen"]` where the card can be seen, None for all
+    of it) against how many of each rank's usual pips would be in view and where, plus the index
+    glyph's weighted log-odds."""
+    seen = part.get("seen")
     glyph = glyph_scores or {}
-    if part["picture"]:
-        return max("JQK", key=lambda r: glyph.get(r, -9.0))
     obs = np.array(part["centres"], np.float64).reshape(-1, 2)
-    h, w = seen.shape
     best, best_score = None, -1e9
     for n, layout in PIP_LAYOUTS.items():
         rank = {1: "A", 10: "T"}.get(n, str(n))
         fit = -1e9
         for pts in (np.array(layout), 1.0 - np.array(layout)):
-            xs = np.clip((pts[:, 0] * w).astype(int), 0, w - 1)
-            ys = np.clip((pts[:, 1] * h).astype(int), 0, h - 1)
-            exp = pts[seen[ys, xs] > 0]
+            exp = pts
+            if seen is not None:
+                h, w = seen.shape
+                xs = np.clip((pts[:, 0] * w).astype(int), 0, w - 1)
+                ys = np.clip((pts[:, 1] * h).astype(int), 0, h - 1)
+                exp = pts[seen[ys, xs] > 0]
             cost = abs(len(exp) - len(obs))
             if len(exp) and len(obs):
                 dist = np.linalg.norm(obs[:, None, :] - exp[None, :, :], axis=2)
@@ -686,7 +708,44 @@ def _rank_from_visible_pips(part: dict, glyph_scores: dict | None) -> str | None
         score = fit + GLYPH_WEIGHT * glyph.get(rank, 0.0)
         if score > best_score:
             best, best_score = rank, score
-    return best
+    return best, best_score
+
+
+def _rank_from_visible_pips(part: dict, glyph_scores: dict | None) -> str | None:
+    """Rank of a half-hidden card: the pips in view compared with how many of each rank's usual
+    pips would be in view, the index glyph settling what the count leaves open (a court card's
+    picture shows as a picture)."""
+    if part["picture"]:
+        glyph = glyph_scores or {}
+        return max("JQK", key=lambda r: glyph.get(r, -9.0))
+    return _best_layout_fit(part, glyph_scores)[0]
+
+
+def _own_pips_fit_better(whole: dict, own: dict, edge: float | None) -> bool:
+    """A card that another touches: does that card lie on top after all, hiding some pips or
+    adding its own? Yes when its edge shows across this card (`edge`, from `_edge_across`), or
+    when the pips away from it (`own`, with its "seen" mask) fit some rank's layout clearly better
+    than every pip counted (`whole`): layout alone, the index glyph being what is in doubt on a
+    deck never seen. (Some decks' white-on-white overlaps show no edge: the layout decides.)"""
+    if edge is not None and edge >= EDGE_ON_TOP:
+        return True
+    _, s_whole = _best_layout_fit({"centres": whole["centres"]}, None)
+    _, s_own = _best_layout_fit(own, None)
+    return s_own > s_whole + STACK_DOUBT
+
+
+def _edge_across(canon: np.ndarray, own: np.ndarray) -> float | None:
+    """Share of the touching card's outline inside this card (the edge of `own`) along which the
+    picture shows an edge: high when that card lies on top (its edge is in view), low when it lies
+    below (hidden under this card). None when too little of its outline crosses the card."""
+    m = (own > 128).astype(np.uint8)
+    line = cv2.morphologyEx(m, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
+    line[:6], line[-6:], line[:, :6], line[:, -6:] = False, False, False, False
+    if line.sum() < 15:
+        return None
+    edges = cv2.Canny(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY), 30, 90)
+    near = cv2.dilate(edges, np.ones((5, 5), np.uint8)) > 0
+    return float(near[line].mean())
 
 
 def _ink(canon: np.ndarray, level: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
@@ -933,8 +992,15 @@ def _suit_from_shapes(shapes: list, is_red: bool, only_index: bool = False) -> t
     return suit, agree
 
 
-def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray, dark: np.ndarray | None = None) -> dict:
-    """Count the pips in the middle of the card; notice a picture (J, Q, K)."""
+def _pips(
+    ink: np.ndarray,
+    red: np.ndarray,
+    canon: np.ndarray,
+    dark: np.ndarray | None = None,
+    keep: np.ndarray | None = None,
+) -> dict:
+    """Count the pips in the middle of the card; notice a picture (J, Q, K). With `keep`, only
+    pips whose centre lies in it count (whole pips, not pieces cut at its edge)."""
     h, w = ink.shape
     x0, x1, y0, y1 = int(0.16 * w), int(0.84 * w), int(0.07 * h), int(0.93 * h)
     region = ink[y0:y1, x0:x1].copy()
@@ -962,9 +1028,13 @@ def _pips(ink: np.ndarray, red: np.ndarray, canon: np.ndarray, dark: np.ndarray 
         return (fx < 0.26 or fx > 0.74) and (fy < 0.4 or fy > 0.6)
 
     pip_ids = [k for k in pip_ids if not in_corner(k)]
+    if keep is not None:
+        pip_ids = [k for k in pip_ids if keep[int(cents[k][1]) + y0, int(cents[k][0]) + x0] > 0]
     if len(pip_ids) > 10:
         picture = True
     redness = float(red[y0:y1, x0:x1][region > 0].mean()) if region.any() else 0.0
+    if keep is not None and pip_ids:  # the colour of the pips that count, not of what is cut away
+        redness = float(red[y0:y1, x0:x1][np.isin(labels, pip_ids)].mean())
     contours, feats = [], []
     for k in pip_ids[:6]:
         cs, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
