@@ -69,7 +69,9 @@ def parse_declared(declared: Any) -> tuple[str | None, int | None]:
     match = _AMOUNT.search(text.replace(",", ""))
     amount = int(match.group()) if match else None
     if word is None and amount is None:
-        raise Rejected(f"field 'declared': {declared!r} is neither an action word ({', '.join(WORDS)}) nor an amount")
+        raise Rejected(
+            f"field 'declared': {declared!r} is neither an action word ({', '.join(WORDS)}) nor an amount"
+        )
     return word, amount
 
 
@@ -133,7 +135,9 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
             if len(chips) == 1:
                 if chips[0] > to_call and (most is None or f.committed + chips[0] <= most):
                     return _call(f, entered, None, reason="oversized_chip", setting="oversized_chip")
-            elif pushed > to_call and _multi_chip_is_call(chips, to_call, profile.value("betting", "multi_chip")):
+            elif pushed > to_call and _multi_chip_is_call(
+                chips, to_call, profile.value("betting", "multi_chip")
+            ):
                 return _call(f, entered, None, reason="multi_chip", setting="multi_chip")
         to = f.committed + pushed
         if len(chips) == 1 and f.current == 0:
@@ -151,20 +155,29 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
         to = f.current + f.min_raise if f.current > 0 else f.min_bet
         if most is not None:
             to = min(to, most)
-        reason, setting = ("raise_facing_no_bet", "raise_facing_no_bet") if f.current == 0 else ("min_raise", "min_raise")
+        reason, setting = (
+            ("raise_facing_no_bet", "raise_facing_no_bet") if f.current == 0 else ("min_raise", "min_raise")
+        )
 
     if most is not None and to > most:
         raise Rejected(f"to {to} needs {to - f.committed} more chips but the stack is {f.stack}")
     if to <= f.committed:
         if to_call == 0:
-            return Ruling("check", f.committed, reason=f"{entered}_of_nothing_is_check", setting="call_facing_no_bet")
+            return Ruling(
+                "check", f.committed, reason=f"{entered}_of_nothing_is_check", setting="call_facing_no_bet"
+            )
         raise Rejected(f"to {to} is not more than the {f.committed} already in this round")
     all_in = most is not None and to == most
 
     if to <= f.current:  # not a raise: a call, an all-in call for less, or an undercall
         if to == f.current or all_in:
-            return Ruling("call", to, all_in, reason or (None if entered in ("call", "allin") else "amount_is_a_call"),
-                          setting or "min_raise")
+            return Ruling(
+                "call",
+                to,
+                all_in,
+                reason or (None if entered in ("call", "allin") else "amount_is_a_call"),
+                setting or "min_raise",
+            )
         return _call(f, entered, None, reason="undercall", setting="undercall")
 
     if f.current == 0:  # an opening bet
@@ -178,8 +191,13 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
 
     if not f.can_raise:
         capped = f.current if most is None else min(f.current, most)
-        return Ruling("call", capped, most is not None and capped == most,
-                      f.restriction or "betting_not_reopened", f.restriction or "reopen")
+        return Ruling(
+            "call",
+            capped,
+            most is not None and capped == most,
+            f.restriction or "betting_not_reopened",
+            f.restriction or "reopen",
+        )
     increment = to - f.current
     if increment < f.min_raise and not all_in:
         half = 2 * increment >= f.min_raise
@@ -189,7 +207,9 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
             full = f.current + f.min_raise
             if most is not None:
                 full = min(full, most)
-            return Ruling("raise", full, most is not None and full == most, "under_raise_completed", "under_raise")
+            return Ruling(
+                "raise", full, most is not None and full == most, "under_raise_completed", "under_raise"
+            )
         return _call(f, entered, None, reason="under_raise_called", setting="under_raise")
     if kind == "bet" and reason is None:
         reason, setting = "bet_facing_bet_is_raise", "min_raise"
@@ -258,13 +278,20 @@ def _multi_chip_is_call(chips: list[int], to_call: int, rule: str) -> bool:
     return every_chip_needed
 
 
-def _call(f: Facing, entered: str, to_field: int | None, reason: str | None = None, setting: str | None = None) -> Ruling:
+def _call(
+    f: Facing, entered: str, to_field: int | None, reason: str | None = None, setting: str | None = None
+) -> Ruling:
     return _call_at(f.committed, f.stack, f.current, entered, to_field, reason, setting)
 
 
 def _call_at(
-    committed: int, stack: int | None, current: int, entered: str, to_field: int | None,
-    reason: str | None = None, setting: str | None = None,
+    committed: int,
+    stack: int | None,
+    current: int,
+    entered: str,
+    to_field: int | None,
+    reason: str | None = None,
+    setting: str | None = None,
 ) -> Ruling:
     if current <= committed:
         return Ruling("check", committed, reason="call_facing_no_bet", setting="call_facing_no_bet")

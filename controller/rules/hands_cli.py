@@ -20,7 +20,9 @@ from controller.rules.profile import DEFAULT_PROFILE, PROFILE_NAMES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    hands = subparsers.add_parser("hands", help="poker hand histories (PHH): replay against the engine, export")
+    hands = subparsers.add_parser(
+        "hands", help="poker hand histories (PHH): replay against the engine, export"
+    )
     sub = hands.add_subparsers(dest="hands_command", metavar="HANDS_COMMAND")
     hands.set_defaults(handler=lambda args: hands.print_help() or 2)
 
@@ -34,7 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     replay.add_argument("--json", action="store_true", help="one JSON object per hand and line")
     replay.add_argument("--profile", default=DEFAULT_PROFILE, help=f"rulebook: {', '.join(PROFILE_NAMES)}")
     replay.add_argument(
-        "--engine", choices=("auto", "engine", "direct"), default="auto",
+        "--engine",
+        choices=("auto", "engine", "direct"),
+        default="auto",
         help="the full table engine (default when present) or the hand logic alone",
     )
     replay.set_defaults(handler=_replay)
@@ -80,8 +84,10 @@ def _replay(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(result.as_json()), flush=True)
             continue
-        status = "agrees" if result.match else (
-            "differs: the file splits an odd chip fractionally" if result.fractional else "DIFFERS"
+        status = (
+            "agrees"
+            if result.match
+            else ("differs: the file splits an odd chip fractionally" if result.fractional else "DIFFERS")
         )
         print(f"{path}: final {result.final_stacks} finishing {result.finishing_stacks} {status}")
         for error in result.errors:

@@ -9,9 +9,13 @@ from controller.rules.profile import Spec
 SCHEMA = {
     "betting": {
         "blinds_posted": Spec(str, ("all_in_for_less",), doc="a short stack posts what it has and is all in"),
-        "ante_first": Spec(bool, doc="antes are taken before blinds (matters when a stack cannot cover both)"),
+        "ante_first": Spec(
+            bool, doc="antes are taken before blinds (matters when a stack cannot cover both)"
+        ),
         "heads_up_order": Spec(
-            str, ("button_first_preflop",), doc="heads-up: the button posts SB, acts first pre-flop, last after"
+            str,
+            ("button_first_preflop",),
+            doc="heads-up: the button posts SB, acts first pre-flop, last after",
         ),
         "preflop_first": Spec(str, ("left_of_big_blind",), doc="who opens the pre-flop betting"),
         "postflop_first": Spec(str, ("left_of_button",), doc="who opens each betting round after the flop"),

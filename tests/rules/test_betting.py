@@ -161,8 +161,13 @@ def test_check_facing_a_bet_allows_only_call_or_fold():
     act(hand, 1, "bet", to=400)
     out = act(hand, 2, "check")
     assert out == [
-        {"type": "action_limited", "seat": 2, "options": ["call", "fold"], "reason": "check_facing_bet",
-         "rule": "bluff_street:35.b.1"}
+        {
+            "type": "action_limited",
+            "seat": 2,
+            "options": ["call", "fold"],
+            "reason": "check_facing_bet",
+            "rule": "bluff_street:35.b.1",
+        }
     ]
     assert hand.to_act == 2
     r = ruled(act(hand, 2, "raise", to=2000))
@@ -242,8 +247,11 @@ def test_corner_pocket_all_in_of_half_a_bet_counts_as_a_full_bet():
 
 @pytest.mark.parametrize(
     ("profile", "rule"),
-    [("bar_league", "bar_league:Out-of-Turn Actions(b)"), ("dragons_den", "dragons_den:29"),
-     ("bluff_street", "bluff_street:35.d")],
+    [
+        ("bar_league", "bar_league:Out-of-Turn Actions(b)"),
+        ("dragons_den", "dragons_den:29"),
+        ("bluff_street", "bluff_street:35.d"),
+    ],
 )
 def test_out_of_turn_action_binds_when_the_action_did_not_change(profile, rule):
     """bar_league:Out-of-Turn Actions(b)/(c): binding unless first changed by a bet or raise; a check, call
@@ -255,7 +263,10 @@ def test_out_of_turn_action_binds_when_the_action_did_not_change(profile, rule):
     act(hand, 3, "call")
     out = act(hand, 4, "fold")
     assert out[0]["type"] == "action_ruled" and (out[0]["seat"], out[0]["as"], out[0]["reason"]) == (
-        5, "call", "out_of_turn_binding")
+        5,
+        "call",
+        "out_of_turn_binding",
+    )
     assert hand.round_in[5] == 100 and hand.to_act == 6
 
 
@@ -334,6 +345,11 @@ def test_uncalled_bet_is_returned():
     act(hand, 1, "bet", to=800)
     act(hand, 2, "fold")
     out = act(hand, 3, "fold")
-    assert out[0] == {"type": "uncalled_returned", "seat": 1, "amount": 800, "rule": "corner_pocket:Betting.K"}
+    assert out[0] == {
+        "type": "uncalled_returned",
+        "seat": 1,
+        "amount": 800,
+        "rule": "corner_pocket:Betting.K",
+    }
     assert types(out) == ["uncalled_returned", "pots"]
     assert hand.stacks[1] == 4900

@@ -32,8 +32,18 @@ def new_hand(
     heads_up = len(order) == 2
     sb_seat, bb_seat = (button, order[0]) if heads_up else (order[0], order[1])
     setup = HandSetup(
-        number=1, button=button, sb_seat=sb_seat, bb_seat=bb_seat, dealt_in=order, stacks=dict(stacks),
-        sb=sb, bb=bb, ante=ante, seats=seats, heads_up=heads_up, big_blind_ante=big_blind_ante,
+        number=1,
+        button=button,
+        sb_seat=sb_seat,
+        bb_seat=bb_seat,
+        dealt_in=order,
+        stacks=dict(stacks),
+        sb=sb,
+        bb=bb,
+        ante=ante,
+        seats=seats,
+        heads_up=heads_up,
+        big_blind_ante=big_blind_ante,
     )
     return HandPlay(load_profile(profile), setup)
 
@@ -96,7 +106,9 @@ def test_short_blinds_post_all_in_for_less():
     assert hand.acted == [(3, "call", 100)]  # the call is the full big blind
     # The 40 over the short big blind is uncalled and comes back.
     returned = [o for o in out if o["type"] == "uncalled_returned"]
-    assert returned == [{"type": "uncalled_returned", "seat": 3, "amount": 40, "rule": "corner_pocket:Betting.K"}]
+    assert returned == [
+        {"type": "uncalled_returned", "seat": 3, "amount": 40, "rule": "corner_pocket:Betting.K"}
+    ]
     assert out[-1]["pots"] == [{"amount": 90, "eligible": [1, 2, 3]}, {"amount": 60, "eligible": [2, 3]}]
 
 
@@ -256,9 +268,13 @@ def test_acted_records_ruled_actions_for_substantial_action_counting():
 
 @pytest.mark.parametrize(
     ("profile", "rule"),
-    [("cool_mule", "cool_mule:5.m"), ("bar_league", "bar_league:Premature Community Cards(c)"),
-     ("dragons_den", "dragons_den:48"), ("corner_pocket", "corner_pocket:Dealing.J"),
-     ("bluff_street", "dragons_den:48")],
+    [
+        ("cool_mule", "cool_mule:5.m"),
+        ("bar_league", "bar_league:Premature Community Cards(c)"),
+        ("dragons_den", "dragons_den:48"),
+        ("corner_pocket", "corner_pocket:Dealing.J"),
+        ("bluff_street", "dragons_den:48"),
+    ],
 )
 def test_premature_river_is_reshuffled_and_dealt_without_a_burn(profile, rule):
     hand = _to_flop(profile)
@@ -267,7 +283,9 @@ def test_premature_river_is_reshuffled_and_dealt_without_a_burn(profile, rule):
     card(hand, "9h")
     act(hand, 1, "bet", to=200)
     out = card(hand, "Th")  # the river before seat 2 acted on the turn
-    assert out == [{"type": "board_redeal", "street": "river", "procedure": "reshuffle_keep_burn", "rule": rule}]
+    assert out == [
+        {"type": "board_redeal", "street": "river", "procedure": "reshuffle_keep_burn", "rule": rule}
+    ]
     act(hand, 2, "call")
     assert card(hand, "Jh", burn=False) == []
     assert hand.board_cards == ["2c", "7d", "Ks", "9h", "Jh"] and hand.to_act == 1
@@ -279,37 +297,60 @@ def test_turn_and_river_together_the_turn_stands():
     act(hand, 2, "check")
     hand.burn(0)
     out = hand.board({"cards": ["9h", "Th"]}, 0)
-    assert out == [{"type": "board_redeal", "street": "river", "procedure": "reshuffle_keep_burn",
-                    "rule": "bar_league:Premature Community Cards(c)"}]
+    assert out == [
+        {
+            "type": "board_redeal",
+            "street": "river",
+            "procedure": "reshuffle_keep_burn",
+            "rule": "bar_league:Premature Community Cards(c)",
+        }
+    ]
     assert hand.board_cards == ["2c", "7d", "Ks", "9h"] and hand.street == "turn" and hand.to_act == 1
 
 
 # ---- bad input never crashes the hand -------------------------------------------------------------------
 
 _VALUES = st.one_of(
-    st.none(), st.booleans(), st.integers(-5, 30_000), st.text(max_size=6),
-    st.lists(st.one_of(st.integers(-5, 5000), st.sampled_from(["Ah", "Kd", "2c", "ah", "Xx", "Ah"])), max_size=6),
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 30_000),
+    st.text(max_size=6),
+    st.lists(
+        st.one_of(st.integers(-5, 5000), st.sampled_from(["Ah", "Kd", "2c", "ah", "Xx", "Ah"])), max_size=6
+    ),
 )
 _EVENTS = st.fixed_dictionaries(
     {"kind": st.sampled_from(["action", "board", "show", "muck", "burn", "kill"])},
     optional={
         "seat": st.one_of(st.integers(-1, 8), _VALUES),
         "action": st.one_of(st.sampled_from(["fold", "check", "call", "bet", "raise", "allin"]), _VALUES),
-        "to": _VALUES, "chips": _VALUES, "declared": _VALUES, "cards": _VALUES,
+        "to": _VALUES,
+        "chips": _VALUES,
+        "declared": _VALUES,
+        "cards": _VALUES,
     },
 )
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street"]),
-       st.lists(_EVENTS, max_size=40))
+@given(
+    st.sampled_from(["cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street"]),
+    st.lists(_EVENTS, max_size=40),
+)
 def test_malformed_or_impossible_lines_are_rejected_and_leave_state_unchanged(profile, events):
     hand = new_hand(profile, stacks={1: 3000, 2: 500, 3: 3000, 4: 1200})
     start = hand.chips_in_play()
     for ev in events:
         kind = ev.pop("kind")
-        before = (dict(hand.stacks), dict(hand.total), hand.to_act, list(hand.board_cards), dict(hand.shown),
-                  set(hand.folded), hand.street)
+        before = (
+            dict(hand.stacks),
+            dict(hand.total),
+            hand.to_act,
+            list(hand.board_cards),
+            dict(hand.shown),
+            set(hand.folded),
+            hand.street,
+        )
         try:
             if kind == "action":
                 hand.action(ev, 0)
@@ -324,8 +365,15 @@ def test_malformed_or_impossible_lines_are_rejected_and_leave_state_unchanged(pr
             elif isinstance(ev.get("seat"), int):
                 hand.kill(ev["seat"], "absent")
         except Rejected:
-            after = (dict(hand.stacks), dict(hand.total), hand.to_act, list(hand.board_cards), dict(hand.shown),
-                     set(hand.folded), hand.street)
+            after = (
+                dict(hand.stacks),
+                dict(hand.total),
+                hand.to_act,
+                list(hand.board_cards),
+                dict(hand.shown),
+                set(hand.folded),
+                hand.street,
+            )
             assert after == before, (kind, ev)
         assert hand.chips_in_play() == start
     hand.finish(0)

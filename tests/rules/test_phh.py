@@ -28,8 +28,9 @@ def test_cli_replay_agrees_on_all_160_pluribus_hands():
     """`smart-table hands replay ../shared/data/phh/pluribus/*/*.phh --json`: one object per hand, all match."""
     index = json.loads((PHH_DIR / "INDEX.json").read_text())
     assert len(PLURIBUS) == index["count"] == 160
-    proc = subprocess.run([*SMART_TABLE, "hands", "replay", "--json", *PLURIBUS], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [*SMART_TABLE, "hands", "replay", "--json", *PLURIBUS], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(rows) == 160
@@ -103,21 +104,43 @@ def test_cli_reports_fractional_odd_chip_files_without_failing(tmp_path):
 def test_cli_fails_on_a_real_difference_and_on_an_unusable_file(tmp_path):
     wrong = _write(tmp_path, "wrong.phh", HEADS_UP.replace("[1300, 700]", "[1200, 800]"))
     other = _write(tmp_path, "po.phh", HEADS_UP.replace("'NT'", "'PO'"))
-    proc = subprocess.run([*SMART_TABLE, "hands", "replay", "--json", wrong, other], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [*SMART_TABLE, "hands", "replay", "--json", wrong, other], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 1
     rows = [json.loads(x) for x in proc.stdout.splitlines()]
-    assert rows[0] == {"file": wrong, "final_stacks": [1300, 700], "finishing_stacks": [1200, 800], "match": False}
+    assert rows[0] == {
+        "file": wrong,
+        "final_stacks": [1300, 700],
+        "finishing_stacks": [1200, 800],
+        "match": False,
+    }
     assert rows[1]["match"] is False and "not No-Limit Texas Hold'em" in rows[1]["error"]
 
 
 def test_parse_errors_name_the_file_and_field():
     with pytest.raises(PhhError, match=r"x\.phh: field 'antes' has 1 entries for 2 players"):
-        parse({"variant": "NT", "antes": [0], "blinds_or_straddles": [1, 2], "starting_stacks": [5, 5],
-               "actions": []}, "x.phh")
+        parse(
+            {
+                "variant": "NT",
+                "antes": [0],
+                "blinds_or_straddles": [1, 2],
+                "starting_stacks": [5, 5],
+                "actions": [],
+            },
+            "x.phh",
+        )
     with pytest.raises(PhhError, match="straddles are not supported"):
-        parse({"variant": "NT", "antes": [0] * 3, "blinds_or_straddles": [1, 2, 4], "starting_stacks": [5] * 3,
-               "actions": []}, "x.phh")
+        parse(
+            {
+                "variant": "NT",
+                "antes": [0] * 3,
+                "blinds_or_straddles": [1, 2, 4],
+                "starting_stacks": [5] * 3,
+                "actions": [],
+            },
+            "x.phh",
+        )
 
 
 @needs_sample
@@ -127,13 +150,19 @@ def test_export_writes_phh_that_replays_to_the_same_stacks(tmp_path):
     first = load(PHH_DIR / "pluribus" / "99" / "193.phh")
     log = to_lines(first)
     # A second hand: the button moves to seat 1; everyone folds to the big blind (seat 3).
-    log += [{"type": "hand_start"}] + [{"type": "deal", "seat": s} for _ in range(2) for s in (2, 3, 4, 5, 6, 1)]
+    log += [{"type": "hand_start"}] + [
+        {"type": "deal", "seat": s} for _ in range(2) for s in (2, 3, 4, 5, 6, 1)
+    ]
     log += [{"type": "action", "seat": s, "action": "fold"} for s in (4, 5, 6, 1, 2)] + [{"type": "hand_end"}]
     eventlog = tmp_path / "table.jsonl"
     eventlog.write_text("\n".join(json.dumps(x) for x in log) + "\n")
     out = tmp_path / "phh"
-    proc = subprocess.run([*SMART_TABLE, "hands", "export", str(eventlog), "--out", str(out)], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [*SMART_TABLE, "hands", "export", str(eventlog), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     files = sorted(out.glob("*.phh"))
     assert [f.name for f in files] == ["hand-1.phh", "hand-2.phh"]
@@ -217,9 +246,21 @@ def _pokerkit_hand(rng, pokerkit):
     """A random legal hand played in pokerkit with side pots and antes. Kept out: a big blind too short to
     post in full, and raising after a short all-in, where pokerkit's rules differ from the rulebooks'
     (pokerkit calls the posted amount of a short big blind and lets a short all-in re-open the betting)."""
-    autos = tuple(pokerkit.Automation[a] for a in (
-        "ANTE_POSTING", "BET_COLLECTION", "BLIND_OR_STRADDLE_POSTING", "CARD_BURNING", "HOLE_DEALING",
-        "BOARD_DEALING", "HOLE_CARDS_SHOWING_OR_MUCKING", "HAND_KILLING", "CHIPS_PUSHING", "CHIPS_PULLING"))
+    autos = tuple(
+        pokerkit.Automation[a]
+        for a in (
+            "ANTE_POSTING",
+            "BET_COLLECTION",
+            "BLIND_OR_STRADDLE_POSTING",
+            "CARD_BURNING",
+            "HOLE_DEALING",
+            "BOARD_DEALING",
+            "HOLE_CARDS_SHOWING_OR_MUCKING",
+            "HAND_KILLING",
+            "CHIPS_PUSHING",
+            "CHIPS_PULLING",
+        )
+    )
     n = rng.randint(2, 6)
     ante = rng.choice([0, 0, 5, 7])
     big_blind_ante = bool(ante) and rng.random() < 0.4
@@ -304,8 +345,9 @@ def test_bad_phh_fields_are_reported_with_file_and_place(field, value, message):
 def test_cli_reports_an_unreadable_file_and_goes_on(tmp_path):
     broken = _write(tmp_path, "broken.phh", "variant = 'NT'\nactions = [\n")
     good = _write(tmp_path, "good.phh", HEADS_UP)
-    proc = subprocess.run([*SMART_TABLE, "hands", "replay", broken, good], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [*SMART_TABLE, "hands", "replay", broken, good], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 1
     assert "broken.phh: not valid TOML" in proc.stderr
     assert "good.phh" in proc.stdout and "agrees" in proc.stdout

@@ -69,7 +69,11 @@ def test_four_stacks_all_in_side_pots_awarded_separately():
     card(hand, "Jc")
     card(hand, "4h")
     awards = [o for o in hand.finish(0) if o["type"] == "award"]
-    assert [(a["pot"], a["winners"], a["amount"]) for a in awards] == [(0, [1], 4000), (1, [2], 6000), (2, [3], 6000)]
+    assert [(a["pot"], a["winners"], a["amount"]) for a in awards] == [
+        (0, [1], 4000),
+        (1, [2], 6000),
+        (2, [3], 6000),
+    ]
     assert hand.stacks == {1: 4000, 2: 6000, 3: 6000, 4: 4000}
 
 
