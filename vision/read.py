@@ -26,7 +26,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.read_glyph import RANK_SIZE, SUIT_SIZE, crop_features, darkness, rank_log_probs, suit_log_probs
+from vision.read_glyph import (
+    RANK_SIZE,
+    SUIT_SIZE,
+    crop_features,
+    darkness,
+    percentile_u8,
+    rank_log_probs,
+    suit_log_probs,
+)
 from vision.read_glyph import models as glyph_models
 
 CANON_W, CANON_H = 100, 140
@@ -39,7 +47,7 @@ F_W, F_H = 50, 70  # finer whole-card template, to tell look-alikes apart (3c/3s
 BIGIDX = 1.5  # a corner suit symbol this much bigger than the pips is read alone (pips blur first)
 LOOK_ALIKE_MARGIN = 0.08  # enrolled: closer than this between same-rank suits of one colour ...
 LOOK_ALIKE_VOTE = 2.0  # ... the suit classifier overrules when this sure (summed log-odds)
-INDEX_CANDIDATES = 8  # enrolled: this many best whole-card matches have their corner index compared
+INDEX_CANDIDATES = 5  # enrolled: this many best whole-card matches have their corner index compared
 COURT_RULE = 0.3  # weight of the court letter's shape rule (hole / narrow) next to the glyph score
 INDEX_RED = 0.19  # redness of the index's darkest pixels above which the card is red
 INDEX_INK = (2, 2, 24, 46)  # x0, y0, x1, y1 where the index's ink is looked at for its colour
@@ -63,7 +71,7 @@ class ReadResult:
 def white_mask(canon: np.ndarray) -> np.ndarray:
     hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
     v, s = hsv[:, :, 2], hsv[:, :, 1]
-    p95 = float(np.percentile(v[4:-4, 4:-4], 95))
+    p95 = percentile_u8(v[4:-4, 4:-4], 95)
     return ((v > 0.72 * p95) & (s < 70) & (p95 > 60)).astype(np.uint8)
 
 
@@ -99,7 +107,7 @@ def _ncc(a: np.ndarray, b: np.ndarray, w: np.ndarray | None = None) -> float:
 def _normalise(canon: np.ndarray) -> np.ndarray:
     """Lighting-independent colour: each channel divided by the card's white level."""
     f = canon.astype(np.float32)
-    white = np.percentile(f.reshape(-1, 3), 95, axis=0) + 1.0
+    white = np.array([percentile_u8(canon[:, :, i], 95) for i in range(3)], np.float32) + 1.0
     return np.clip(f / white, 0, 1.2)
 
 
@@ -196,6 +204,7 @@ class DeckModel:
         norm = _normalise(canon) if norm is None else norm
         # the whole card, in both upright orientations (the better one counts)
         s_full = np.full(len(self.codes), -1.0)
+        s_rot = []  # the whole-card scores of each way up
         corners = []  # the corner indices in view, each turned to the top-left
         for rot in (False, True):
             img = np.ascontiguousarray(canon[::-1, ::-1] if rot else canon)
@@ -209,6 +218,7 @@ class DeckModel:
             else:
                 s = self._masked_ncc(full, np.repeat(vis_small[:, :, None], 3, axis=2))
             s_full = np.maximum(s_full, s)
+            s_rot.append(s)
             x0, y0, x1, y1 = IDX_BOX
             if vis[y0:y1, x0:x1].mean() > 200:
                 search = np.ascontiguousarray(n_img[0 : y1 + 6, 0 : x1 + 6])
@@ -241,17 +251,25 @@ class DeckModel:
         order = np.argsort(-scores)
         if self.fine is not None and visible.mean() > 250 and scores[order[0]] - scores[order[2]] < 0.25:
             # close call between look-alikes: compare the whole card finely, allowing a small shift
-            fine = {}
-            for rot in (False, True):
-                n_img = np.ascontiguousarray(norm[::-1, ::-1] if rot else norm)
-                fine_obs = cv2.GaussianBlur(
-                    cv2.resize(n_img, (F_W, F_H), interpolation=cv2.INTER_AREA), (3, 3), 0
-                )
-                obs = cv2.copyMakeBorder(fine_obs, 3, 3, 3, 3, cv2.BORDER_REPLICATE)
-                for k in order[:3]:
-                    for t in self._fine_templates(int(k)):
-                        v = float(cv2.matchTemplate(obs, t, cv2.TM_CCOEFF_NORMED).max())
-                        fine[int(k)] = max(fine.get(int(k), -1.0), v)
+            # each candidate in the way up its whole card matched best (a look-alike differs in
+            # the pips, not in which way up it lies); how blurred the camera saw the card judged
+            # on the two best, as for the index
+            obs_by_rot = {}
+            fine, blur, top = {}, 0, -1.0
+            for j, k in enumerate(int(k) for k in order[:3]):
+                rot = bool(s_rot[1][k] > s_rot[0][k])
+                if rot not in obs_by_rot:
+                    n_img = np.ascontiguousarray(norm[::-1, ::-1] if rot else norm)
+                    fine_obs = cv2.GaussianBlur(
+                        cv2.resize(n_img, (F_W, F_H), interpolation=cv2.INTER_AREA), (3, 3), 0
+                    )
+                    obs_by_rot[rot] = cv2.copyMakeBorder(fine_obs, 3, 3, 3, 3, cv2.BORDER_REPLICATE)
+                temps = list(enumerate(self._fine_templates(k)))
+                for b, t in temps if j < 2 else [temps[blur]]:
+                    v = float(cv2.matchTemplate(obs_by_rot[rot], t, cv2.TM_CCOEFF_NORMED).max())
+                    fine[k] = max(fine.get(k, -1.0), v)
+                    if j < 2 and v > top:
+                        top, blur = v, b
             # the fine whole card (pip shapes) and the corner index (rank) decide together
             both = {k: 0.5 * fine[k] + 0.5 * float(scores[k]) for k in fine}
             ranked = sorted(both, key=lambda k: -both[k])
@@ -752,7 +770,7 @@ def _ink(canon: np.ndarray, level: float = 0.6) -> tuple[np.ndarray, np.ndarray]
     """Printed pixels (not paper) and which of them are red."""
     hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
     h, s, v = hsv[:, :, 0], hsv[:, :, 1], hsv[:, :, 2]
-    p95 = float(np.percentile(v, 95))
+    p95 = percentile_u8(v, 95)
     ink = (v < level * p95) | (s > 90)
     red = (s > 80) & ((h < 10) | (h > 165)) & (v > 0.3 * p95)
     return ink.astype(np.uint8), red.astype(np.uint8)

@@ -22,11 +22,24 @@ SUIT_CLASSES = "cdhs"
 WEIGHTS = Path(__file__).with_name("read_glyphs.npz")
 
 
+def percentile_u8(a: np.ndarray, q: float) -> float:
+    """np.percentile(a, q) (linear interpolation) of a uint8 array, from its histogram: the
+    same value, several times faster on the small images the readers look at."""
+    flat = np.ascontiguousarray(a).ravel()
+    n = flat.size
+    cum = np.cumsum(np.bincount(flat, minlength=256))
+    pos = q / 100.0 * (n - 1)
+    lo = int(np.floor(pos))
+    v_lo = int(np.searchsorted(cum, lo + 1))
+    v_hi = int(np.searchsorted(cum, min(lo + 2, n)))
+    return float(v_lo + (pos - lo) * (v_hi - v_lo))
+
+
 def darkness(canon: np.ndarray) -> np.ndarray:
     """0 (paper) .. 1 (ink) from the darkest channel: red and black ink alike, light cancelled."""
-    m = canon.min(axis=2).astype(np.float32)
-    white = float(np.percentile(m[::3, ::3], 95)) + 1.0
-    return np.clip(1.0 - m / white, 0.0, 1.0)
+    m8 = np.minimum(np.minimum(canon[:, :, 0], canon[:, :, 1]), canon[:, :, 2])
+    white = percentile_u8(m8[::3, ::3], 95) + 1.0
+    return np.clip(1.0 - m8.astype(np.float32) / white, 0.0, 1.0)
 
 
 def crop_features(dark: np.ndarray, mask: np.ndarray, size: tuple[int, int]) -> np.ndarray | None:

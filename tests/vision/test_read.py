@@ -385,3 +385,17 @@ def test_builtin_reader_doubts_the_stacking_when_a_touching_card_hides_pips():
             before += reader.read(canon, full).code == t["code"]
     assert total == 12
     assert right >= 10 and right > before
+
+
+def test_histogram_percentile_equals_numpys():
+    """The readers' fast percentile of a uint8 image is np.percentile's value exactly (so the
+    faster reading reads the same)."""
+    from vision.read_glyph import percentile_u8
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        a = rng.integers(0, 256, int(rng.integers(1, 400))).astype(np.uint8)
+        if rng.random() < 0.5:
+            a = (a // 50 * 50).astype(np.uint8)  # many ties
+        for q in (0, 15, 40, 50, 95, 100):
+            assert percentile_u8(a, q) == pytest.approx(float(np.percentile(a, q)), abs=1e-9)
