@@ -453,7 +453,7 @@ def suit_vote(canon: np.ndarray, visible: np.ndarray, a: str, b: str) -> float:
     for rot in (False, True):
         flip = (lambda x: np.ascontiguousarray(x[::-1, ::-1])) if rot else (lambda x: x)
         if flip(visible)[2:44, 2:24].mean() > 250:
-            one = _read_index(flip(ink), flip(red), flip(ink), flip(dark))
+            one = _read_index(flip(ink), flip(red), flip(ink), flip(dark), rank=False)
             if one is not None and one["suit_feat"] is not None:
                 feats.append(one["suit_feat"])
     if visible.mean() > 250:
@@ -777,8 +777,14 @@ def _ink(canon: np.ndarray, level: float = 0.6) -> tuple[np.ndarray, np.ndarray]
 
 
 def _read_index(
-    ink: np.ndarray, red: np.ndarray, strict: np.ndarray | None = None, dark: np.ndarray | None = None
+    ink: np.ndarray,
+    red: np.ndarray,
+    strict: np.ndarray | None = None,
+    dark: np.ndarray | None = None,
+    rank: bool = True,
 ) -> dict | None:
+    """The corner index's rank glyph and suit symbol (`rank=False`: the suit symbol alone, the
+    rank glyph only found, not told)."""
     x0, y0, x1, y1 = IDX_SEARCH
     region = ink[y0:y1, x0:x1].copy()
     n, labels, stats, _cents = cv2.connectedComponentsWithStats(region, connectivity=8)
@@ -828,7 +834,9 @@ def _read_index(
     if not below and len(rank_parts) == 1:
         rank_mask, merged_suit = _split_merged_index(rank_mask, top, th)
     rank_scores = rank_feat = None
-    if dark is not None:
+    if not rank:
+        rank_scores = {}
+    elif dark is not None:
         rank_feat = crop_features(dark[y0:y1, x0:x1], rank_mask, RANK_SIZE)
         lp = rank_log_probs(rank_feat) if rank_feat is not None else None
         if lp is not None:
@@ -853,7 +861,7 @@ def _read_index(
         "suit": suit,
         "red": red_share > 0.35,
         "red_share": red_share,
-        "court": _court_rank(rank_mask),
+        "court": _court_rank(rank_mask) if rank else None,
         "rank_feat": rank_feat,
         "suit_feat": suit_feat,
         "rank_mask": rank_mask,
