@@ -27,8 +27,18 @@ table.steps td,table.steps th{border-bottom:1px solid #ddd;padding:.25em .5em;te
 .ruling pre{background:#f3f3f3;padding:.3em .5em;white-space:pre-wrap;font-size:.85em;margin:.4em 0}
 .alert h3{color:#b00}
 """
-ALERTS = {"misdeal", "button_misplaced", "dead_hand", "replace_exposed", "extra_card", "boxed_card",
-          "out_of_turn", "board_redeal", "action_ruled", "error"}
+ALERTS = {
+    "misdeal",
+    "button_misplaced",
+    "dead_hand",
+    "replace_exposed",
+    "extra_card",
+    "boxed_card",
+    "out_of_turn",
+    "board_redeal",
+    "action_ruled",
+    "error",
+}
 
 
 def _img(folder: Path, name: str | None, alt: str, width: int = 520) -> str:
@@ -53,8 +63,9 @@ def _img(folder: Path, name: str | None, alt: str, width: int = 520) -> str:
     return f'<img alt="{html.escape(alt)}" title="{html.escape(name)}" src="data:image/jpeg;base64,{data}">'
 
 
-def write_report(path: Path, scenario: Scenario, result: ScenarioResult, captures: list[Any],
-                 broker: str = "") -> Path:
+def write_report(
+    path: Path, scenario: Scenario, result: ScenarioResult, captures: list[Any], broker: str = ""
+) -> Path:
     folder = path.parent
     e = html.escape
     verdict = '<span class="pass">PASSED</span>' if result.passed else '<span class="fail">FAILED</span>'
@@ -70,21 +81,27 @@ def write_report(path: Path, scenario: Scenario, result: ScenarioResult, capture
         out.append(f"<p>{e(scenario.description)}</p>")
     if result.error:
         out.append(f"<p class='fail'>The run broke: {e(result.error)}</p>")
-    out.append("<h2>Steps</h2><table class='steps'><tr><th>#</th><th>step</th><th>result</th>"
-               "<th>rulings in this step</th></tr>")
+    out.append(
+        "<h2>Steps</h2><table class='steps'><tr><th>#</th><th>step</th><th>result</th>"
+        "<th>rulings in this step</th></tr>"
+    )
     for r in result.steps:
         cls = {"passed": "pass", "failed": "fail"}.get(r.status, "notrun")
         rulings = ", ".join(describe_ruling(x) for x in r.rulings)
         message = f"<br>{e(r.message)}" if r.message else ""
-        out.append(f"<tr><td>{r.step.index}</td><td>{e(r.step.title)}</td>"
-                   f"<td class='{cls}'>{e(r.status)}{message}</td><td>{e(rulings)}</td></tr>")
+        out.append(
+            f"<tr><td>{r.step.index}</td><td>{e(r.step.title)}</td>"
+            f"<td class='{cls}'>{e(r.status)}{message}</td><td>{e(rulings)}</td></tr>"
+        )
     out.append("</table><h2>Rulings and check-ins, in order</h2>")
     if not captures:
         out.append("<p>No ruling was published.</p>")
     for cap in captures:
         kind = str(cap.ruling.get("type"))
         shown = {k: v for k, v in cap.ruling.items() if k not in ("seq", "t")}
-        alert = " alert" if kind in ALERTS or (kind == "checkin" and cap.ruling.get("accepted") is False) else ""
+        alert = (
+            " alert" if kind in ALERTS or (kind == "checkin" and cap.ruling.get("accepted") is False) else ""
+        )
         rule = cap.ruling.get("rule")
         out.append(
             f"<div class='ruling{alert}'><h3>#{cap.index} {e(describe_ruling(cap.ruling))}"
@@ -95,9 +112,11 @@ def write_report(path: Path, scenario: Scenario, result: ScenarioResult, capture
             + _img(folder, cap.frame_png, f"camera frame at ruling {cap.index}")
             + "</div></div>"
         )
-    out.append("<p class='meta'>Files beside this report: rulings.jsonl (every ruling with its step), "
-               "events.jsonl (every input the table accepted, as published on MQTT), camera.jsonl (what the "
-               "vision pipeline reported), events.db (the table's own event log), panel/ and frames/ "
-               "(full-size pictures), service.log.</p></body></html>")
+    out.append(
+        "<p class='meta'>Files beside this report: rulings.jsonl (every ruling with its step), "
+        "events.jsonl (every input the table accepted, as published on MQTT), camera.jsonl (what the "
+        "vision pipeline reported), events.db (the table's own event log), panel/ and frames/ "
+        "(full-size pictures), service.log.</p></body></html>"
+    )
     path.write_text("\n".join(out), encoding="utf-8")
     return path

@@ -61,8 +61,21 @@ STEP_KINDS = (
     "wait",  # seconds
 )
 EXPECT_KINDS = ("ruling", "no_ruling", "checkin", "event", "panel", "state")
-COLOR_NAMES = ("white", "green", "blue", "dim_blue", "yellow", "purple", "red", "orange", "dark_red", "cyan",
-               "magenta", "gold", "off")
+COLOR_NAMES = (
+    "white",
+    "green",
+    "blue",
+    "dim_blue",
+    "yellow",
+    "purple",
+    "red",
+    "orange",
+    "dark_red",
+    "cyan",
+    "magenta",
+    "gold",
+    "off",
+)
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 ACTIONS = ("fold", "check", "call", "bet", "raise", "allin")
@@ -123,8 +136,12 @@ class Scenario:
 
     @property
     def slug(self) -> str:
-        return re.sub(r"[^A-Za-z0-9_-]+", "-", Path(self.source).stem if self.source != "<scenario>"
-                      else self.name).strip("-") or "scenario"
+        return (
+            re.sub(
+                r"[^A-Za-z0-9_-]+", "-", Path(self.source).stem if self.source != "<scenario>" else self.name
+            ).strip("-")
+            or "scenario"
+        )
 
     def player(self, pid: str) -> Player | None:
         return next((p for p in self.players if p.id == pid), None)
@@ -200,7 +217,9 @@ def parse(raw: Any, source: str = "<scenario>") -> Scenario:
     """Validate a decoded YAML document."""
     problems: list[str] = []
     if not isinstance(raw, dict):
-        raise ScenarioError(source, [f"expected a mapping with name, profile, steps; got {type(raw).__name__}"])
+        raise ScenarioError(
+            source, [f"expected a mapping with name, profile, steps; got {type(raw).__name__}"]
+        )
     known = {"name", "description", "profile", "seats", "players", "steps", "level", "__line__"}
     for key in raw:
         if key not in known:
@@ -255,7 +274,12 @@ def _players(raw: Any, seats: int, problems: list[str]) -> list[Player]:
         if not isinstance(p, dict):
             problems.append(f"{where}: expected {{id, name, seat}}")
             continue
-        pid, pname, seat, table = p.get("id"), p.get("name", p.get("id")), p.get("seat"), p.get("table", TABLE_ID)
+        pid, pname, seat, table = (
+            p.get("id"),
+            p.get("name", p.get("id")),
+            p.get("seat"),
+            p.get("table", TABLE_ID),
+        )
         if not isinstance(pid, str) or not PLAYER_ID.match(pid):
             problems.append(f"{where}: id {pid!r}: 1-32 letters, digits, '_', '-'")
             continue
@@ -388,8 +412,10 @@ def _expectations(where: str, raw: Any, seats: int, p: list[str]) -> list[Expect
         kinds = [key for key in e if key in EXPECT_KINDS]
         extra = [key for key in e if key not in EXPECT_KINDS and key not in ("timeout", "__line__")]
         if len(kinds) != 1 or extra:
-            p.append(f"{where}: expect[{k}]: one of {', '.join(EXPECT_KINDS)} needed"
-                     + (f"; unknown {', '.join(map(repr, extra))}" if extra else ""))
+            p.append(
+                f"{where}: expect[{k}]: one of {', '.join(EXPECT_KINDS)} needed"
+                + (f"; unknown {', '.join(map(repr, extra))}" if extra else "")
+            )
             continue
         kind = kinds[0]
         want = _strip_lines(e[kind])
@@ -436,8 +462,12 @@ def _title(kind: str, v: Any) -> str:
     if kind == "deal":
         if not isinstance(v, list):
             return f"deal to seat {v}"
-        seats = [f"{d['seat']} flashed" if isinstance(d, dict) and d.get("flashed") else
-                 str(d["seat"] if isinstance(d, dict) else d) for d in v]
+        seats = [
+            f"{d['seat']} flashed"
+            if isinstance(d, dict) and d.get("flashed")
+            else str(d["seat"] if isinstance(d, dict) else d)
+            for d in v
+        ]
         return f"deal to seats {', '.join(seats)}"
     return f"{kind.replace('_', ' ')} {_short(v)}"
 
@@ -474,7 +504,11 @@ def matches(want: Any, got: Any) -> bool:
                 return False
         return True
     if isinstance(want, list):
-        return isinstance(got, list) and len(want) == len(got) and all(matches(w, g) for w, g in zip(want, got, strict=False))
+        return (
+            isinstance(got, list)
+            and len(want) == len(got)
+            and all(matches(w, g) for w, g in zip(want, got, strict=False))
+        )
     if isinstance(want, bool) or isinstance(got, bool):
         return want is got
     return bool(want == got)
@@ -493,7 +527,9 @@ def describe_ruling(r: dict[str, Any]) -> str:
     return f"{r.get('type')}({fields})" if fields else str(r.get("type"))
 
 
-def panel_matches(want: dict[str, Any], shown: dict[str, Any], colours: dict[str, tuple[int, int, int]]) -> bool:
+def panel_matches(
+    want: dict[str, Any], shown: dict[str, Any], colours: dict[str, tuple[int, int, int]]
+) -> bool:
     """`shown` is SimulatedPanel.scene_dict(): {'seats': [{seat, color:[r,g,b], effect}], 'text': str}."""
     text = shown.get("text") or ""
     if "text" in want and text != want["text"]:
@@ -559,8 +595,10 @@ class ScenarioResult:
 
     def summary(self) -> str:
         ok = sum(s.passed for s in self.steps)
-        head = f"{'PASS' if self.passed else 'FAIL'} {self.scenario.slug}: {ok}/{len(self.steps)} steps passed " \
-               f"in {self.seconds:.1f} s"
+        head = (
+            f"{'PASS' if self.passed else 'FAIL'} {self.scenario.slug}: {ok}/{len(self.steps)} steps passed "
+            f"in {self.seconds:.1f} s"
+        )
         if self.error:
             return f"{head}\n  error: {self.error}"
         bad = self.failure

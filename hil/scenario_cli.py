@@ -17,9 +17,11 @@ def register(hil_subparsers: argparse._SubParsersAction) -> None:
     from hil.sim_cli import add_sim_options
 
     run = hil_subparsers.add_parser(
-        "run", help="run scenario files on the simulated table; pass/fail per step",
+        "run",
+        help="run scenario files on the simulated table; pass/fail per step",
         description="Run scenarios (hil/scenarios/*.yaml or files) on the simulated table and report "
-        "pass/fail per step. Each leaves an artifacts folder with an HTML report.")
+        "pass/fail per step. Each leaves an artifacts folder with an HTML report.",
+    )
     run.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="shipped scenario names or YAML files")
     run.add_argument("--all", action="store_true", help="every shipped scenario")
     run.add_argument("--check", action="store_true", help="only validate the scenario files, run nothing")
@@ -37,8 +39,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.all:
         names += [str(p) for p in shipped()]
     if not names:
-        print("error: name at least one scenario, or --all (shipped: "
-              + ", ".join(p.stem for p in shipped()) + ")", file=sys.stderr)
+        print(
+            "error: name at least one scenario, or --all (shipped: "
+            + ", ".join(p.stem for p in shipped())
+            + ")",
+            file=sys.stderr,
+        )
         return 2
     if args.check:
         bad = 0

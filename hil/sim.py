@@ -55,9 +55,24 @@ from hil.scenario import (
 log = logging.getLogger("smart_table.sim")
 EVENT_ID = "SIM"
 NOW = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
-ARTIFACT_FILES = ("registry.sqlite3", "registry.sqlite3-wal", "registry.sqlite3-shm", "venue-keys.toml", "events.db",
-                  "events.db-wal", "events.db-shm", "panel", "frames", "mosquitto", "report.html", "summary.json",
-                  "rulings.jsonl", "events.jsonl", "camera.jsonl", "service.log")
+ARTIFACT_FILES = (
+    "registry.sqlite3",
+    "registry.sqlite3-wal",
+    "registry.sqlite3-shm",
+    "venue-keys.toml",
+    "events.db",
+    "events.db-wal",
+    "events.db-shm",
+    "panel",
+    "frames",
+    "mosquitto",
+    "report.html",
+    "summary.json",
+    "rulings.jsonl",
+    "events.jsonl",
+    "camera.jsonl",
+    "service.log",
+)
 
 
 class SimError(RuntimeError):
@@ -146,8 +161,12 @@ class PrivateMosquitto:
             )
             with open(self.log_path, "ab") as log_file:
                 self.proc = await asyncio.create_subprocess_exec(
-                    self.binary, "-c", str(conf),
-                    stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=log_file,
+                    self.binary,
+                    "-c",
+                    str(conf),
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=log_file,
                 )
             deadline = time.monotonic() + 5
             while time.monotonic() < deadline and self.proc.returncode is None:
@@ -219,8 +238,9 @@ class Observer:
 
         while True:
             try:
-                async with aiomqtt.Client(self.host, self.port, identifier=f"sim-observer-{os.getpid()}-{id(self)}",
-                                          timeout=5) as client:
+                async with aiomqtt.Client(
+                    self.host, self.port, identifier=f"sim-observer-{os.getpid()}-{id(self)}", timeout=5
+                ) as client:
                     self.client = client
                     await client.subscribe(self.prefix + "/#", qos=1)
                     self._connected.set()
@@ -235,7 +255,7 @@ class Observer:
     def _on_message(self, topic: str, payload: bytes) -> None:
         self.messages += 1
         self.last_message = time.monotonic()
-        sub = topic[len(self.prefix) + 1:]
+        sub = topic[len(self.prefix) + 1 :]
         if sub == "status":
             self.status = payload.decode(errors="replace")
         else:
@@ -332,8 +352,16 @@ def set_up_desk(workdir: Path, venue: str, profile: str, seats: int, players: tu
                 players = (*players, filler)
                 other_tables[t] += 1
         tables = [TableSpec(TABLE_ID, seats)] + [TableSpec(t, max(2, n)) for t, n in other_tables.items()]
-        registry.open_event(EVENT_ID, "Simulated event", venue=venue, profile=profile, starts_at=NOW,
-                            tables=tables, now=NOW, min_age=18)
+        registry.open_event(
+            EVENT_ID,
+            "Simulated event",
+            venue=venue,
+            profile=profile,
+            starts_at=NOW,
+            tables=tables,
+            now=NOW,
+            min_age=18,
+        )
         uids: dict[str, bytes] = {}
         for n, p in enumerate(players, start=1):
             registry.add_member(p.id, p.name, date(1990, 5, 1), now=NOW, photo_id_checked=True)
@@ -344,15 +372,20 @@ def set_up_desk(workdir: Path, venue: str, profile: str, seats: int, players: tu
             raise SimError("players: at least one player must sit at this table")
         first = next((p for p in ours if p.seat == 1), ours[0]) if seat1_button else ours[0]
         if seat1_button and first.seat != 1:
-            raise SimError(f"profile {profile}: the player drawn at seat 1 takes the first button, "
-                           "so one player at this table needs seat 1")
+            raise SimError(
+                f"profile {profile}: the player drawn at seat 1 takes the first button, "
+                "so one player at this table needs seat 1"
+            )
 
         def wanted(a_seat: int, a_table: str, p: Player) -> bool:
             return a_table == p.table and (p.seat is None or a_seat == p.seat)
 
-        seed = _find_seed(lambda rng: all(
-            wanted(a.seat, a.table_id, first) for a in draw_seats([first.id], tables, rng, seat1_button=seat1_button)
-        ))
+        seed = _find_seed(
+            lambda rng: all(
+                wanted(a.seat, a.table_id, first)
+                for a in draw_seats([first.id], tables, rng, seat1_button=seat1_button)
+            )
+        )
         registry.register(EVENT_ID, first.id, now=NOW)
         registry.draw(EVENT_ID, seed=seed, now=NOW)
         taken: dict[str, set[int]] = {TABLE_ID: {first.seat or 0}}
@@ -360,6 +393,7 @@ def set_up_desk(workdir: Path, venue: str, profile: str, seats: int, players: tu
         while pending:
             placed = False
             for p in sorted(pending, key=lambda q: q.table == TABLE_ID):  # other tables first
+
                 def lands(rng: random.Random, p: Player = p) -> bool:
                     t, s = draw_late_seat({k: set(v) for k, v in taken.items()}, tables, rng)
                     return wanted(s, t, p)
@@ -377,8 +411,10 @@ def set_up_desk(workdir: Path, venue: str, profile: str, seats: int, players: tu
                 break
             if not placed:
                 names = ", ".join(p.id for p in pending)
-                raise SimError(f"players: cannot draw {names} where the scenario puts them "
-                               "(too many players at other tables?)")
+                raise SimError(
+                    f"players: cannot draw {names} where the scenario puts them "
+                    "(too many players at other tables?)"
+                )
         assignments = {}
         for p in players:
             a = registry.assignment(EVENT_ID, p.id)
@@ -442,8 +478,12 @@ class Progress:
 class SimTable:
     """The whole simulated table (async context manager). See the module docstring."""
 
-    def __init__(self, scenario: Scenario, settings: SimSettings | None = None,
-                 artifacts: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        settings: SimSettings | None = None,
+        artifacts: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.scenario = scenario
         self.settings = settings or SimSettings()
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -503,10 +543,16 @@ class SimTable:
         from vision.layout import default_layout
 
         broker: dict[str, Any]
-        binary = find_mosquitto(s.mosquitto) if s.broker in ("auto", "mosquitto") and not s.external_broker else None
+        binary = (
+            find_mosquitto(s.mosquitto)
+            if s.broker in ("auto", "mosquitto") and not s.external_broker
+            else None
+        )
         if s.broker == "mosquitto" and binary is None:
-            raise SimError("--broker mosquitto: no mosquitto binary found (/usr/sbin/mosquitto or PATH); "
-                           "install it (apt install mosquitto) or use --broker embedded")
+            raise SimError(
+                "--broker mosquitto: no mosquitto binary found (/usr/sbin/mosquitto or PATH); "
+                "install it (apt install mosquitto) or use --broker embedded"
+            )
         if s.external_broker:
             host, _, port_text = s.external_broker.rpartition(":")
             if not host or not port_text.isdigit():
@@ -530,26 +576,38 @@ class SimTable:
         venue = sc.profile  # the venue whose keys sign the player cards
         topic_venue = f"sim-{sc.slug}"[:64]  # topics smarttable/v1/sim-<scenario>/T1: runs never mix
         devices: dict[str, Any] = {
-            "camera": "sim", "panel": "sim", "nfc": "none",
-            "camera_fps": float(s.fps), "sim_width": s.width, "sim_height": s.height,
+            "camera": "sim",
+            "panel": "sim",
+            "nfc": "none",
+            "camera_fps": float(s.fps),
+            "sim_width": s.width,
+            "sim_height": s.height,
         }
         checkin: dict[str, Any] = {}
         if sc.players:
-            self.desk = await asyncio.to_thread(set_up_desk, self.artifacts, venue, sc.profile, sc.seats,
-                                                sc.players)
+            self.desk = await asyncio.to_thread(
+                set_up_desk, self.artifacts, venue, sc.profile, sc.seats, sc.players
+            )
             devices["nfc"] = f"sim:{self._reader_name}"
-            checkin = {"registry": self.desk.registry_url, "keys_file": str(self.desk.keys_file),
-                       "event": EVENT_ID}
-        config = parse_config({
-            "table": {"id": TABLE_ID, "venue": topic_venue, "seats": sc.seats, "profile": sc.profile},
-            "devices": devices,
-            "broker": broker,
-            "event_log": {"path": str(self.artifacts / "events.db"), "synchronous": "normal"},
-            "checkin": checkin,
-            "service": {"ready_timeout": 8.0},
-        }, "<smart-table sim>")
-        self.cam = SimulatedCamera(seats=sc.seats, deck=s.deck, width=s.width, height=s.height,
-                                   seed=s.seed, fps=s.fps)
+            checkin = {
+                "registry": self.desk.registry_url,
+                "keys_file": str(self.desk.keys_file),
+                "event": EVENT_ID,
+            }
+        config = parse_config(
+            {
+                "table": {"id": TABLE_ID, "venue": topic_venue, "seats": sc.seats, "profile": sc.profile},
+                "devices": devices,
+                "broker": broker,
+                "event_log": {"path": str(self.artifacts / "events.db"), "synchronous": "normal"},
+                "checkin": checkin,
+                "service": {"ready_timeout": 8.0},
+            },
+            "<smart-table sim>",
+        )
+        self.cam = SimulatedCamera(
+            seats=sc.seats, deck=s.deck, width=s.width, height=s.height, seed=s.seed, fps=s.fps
+        )
         self.layout = default_layout(sc.seats, s.width, s.height)
         self.service = TableService(config)
         # Frames come from our own rendering loop (pushed in-process), so the scene never changes
@@ -573,8 +631,11 @@ class SimTable:
         self._tasks.append(asyncio.create_task(self._capture_loop(), name="sim-captures"))
         await self._wait_panel()
         health = self.service.health.as_dict()
-        bad = {k: v for k, v in health.items() if isinstance(v, dict) and v.get("status") not in
-               ("ok", "disabled")}
+        bad = {
+            k: v
+            for k, v in health.items()
+            if isinstance(v, dict) and v.get("status") not in ("ok", "disabled")
+        }
         if bad:
             log.warning("event=sim_parts_not_ok parts=%s", json.dumps(bad)[:500])
         if sc.level:
@@ -604,8 +665,10 @@ class SimTable:
         folder = self.artifacts
         if folder.exists() and any(folder.iterdir()):
             if not (folder / "summary.json").exists() and not (folder / "events.db").exists():
-                raise SimError(f"artifacts folder {folder} is not empty and not from a previous run; "
-                               "name a new or empty folder")
+                raise SimError(
+                    f"artifacts folder {folder} is not empty and not from a previous run; "
+                    "name a new or empty folder"
+                )
             for name in ARTIFACT_FILES:
                 target = folder / name
                 if target.is_dir():
@@ -660,8 +723,9 @@ class SimTable:
         while self.frames_pushed < target and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
 
-    async def camera_reports(self, mark: int, want: Callable[[dict[str, Any]], bool],
-                             timeout: float) -> dict[str, Any] | None:
+    async def camera_reports(
+        self, mark: int, want: Callable[[dict[str, Any]], bool], timeout: float
+    ) -> dict[str, Any] | None:
         """The first line the camera reported after `mark` that `want`s, waiting up to `timeout`; returned
         once the engine has taken it (published as an event, or refused with an error ruling), so that
         nothing entered afterwards can overtake it."""
@@ -684,8 +748,11 @@ class SimTable:
     def _engine_took(self, line: dict[str, Any], events_mark: int, rulings_mark: int) -> bool:
         assert self.observer is not None
         for ev in self.observer.events[events_mark:]:
-            if ev.get("source") == "camera" and ev.get("type") == line.get("type") and ev.get("seat") == line.get(
-                    "seat"):
+            if (
+                ev.get("source") == "camera"
+                and ev.get("type") == line.get("type")
+                and ev.get("seat") == line.get("seat")
+            ):
                 return True
         return any(r.get("type") == "error" for r in self.observer.rulings[rulings_mark:])
 
@@ -730,8 +797,10 @@ class SimTable:
             async with asyncio.timeout(self.settings.step_timeout):
                 outs = list(await self.service.inject(line, source="sim"))
         except TimeoutError:
-            raise SimError(f"the table did not take {json.dumps(line)} within {self.settings.step_timeout:.0f} s "
-                           f"(engine queue: {self.service.inbox.pending()} lines)") from None
+            raise SimError(
+                f"the table did not take {json.dumps(line)} within {self.settings.step_timeout:.0f} s "
+                f"(engine queue: {self.service.inbox.pending()} lines)"
+            ) from None
         await self.rulings_arrive(mark, len(outs))
         return outs
 
@@ -865,10 +934,19 @@ class SimTable:
             "passed": result.passed,
             "seconds": round(result.seconds, 2),
             "broker": self.broker_desc,
-            "steps": [{"step": r.step.index, "title": r.step.title, "status": r.status, "message": r.message,
-                       "seconds": round(r.seconds, 3)} for r in result.steps],
-            "rulings": sum(1 for c in self.captures if not (c.ruling.get("type") == "checkin"
-                                                             and "source" in c.ruling)),
+            "steps": [
+                {
+                    "step": r.step.index,
+                    "title": r.step.title,
+                    "status": r.status,
+                    "message": r.message,
+                    "seconds": round(r.seconds, 3),
+                }
+                for r in result.steps
+            ],
+            "rulings": sum(
+                1 for c in self.captures if not (c.ruling.get("type") == "checkin" and "source" in c.ruling)
+            ),
             "events": len(self.observer.events),
             "frames": self.frames_pushed,
             "error": result.error,
@@ -884,8 +962,9 @@ class StepFailed(Exception):
     pass
 
 
-async def run_scenario(sim: SimTable, scenario: Scenario,
-                       on_progress: Callable[[], None] | None = None) -> ScenarioResult:
+async def run_scenario(
+    sim: SimTable, scenario: Scenario, on_progress: Callable[[], None] | None = None
+) -> ScenarioResult:
     """Every step in order; at the first failure the rest are not run (the table is no longer as scripted)."""
     results = [StepResult(step) for step in scenario.steps]
     sim.progress.steps = results
@@ -940,8 +1019,10 @@ async def _deal_one(sim: SimTable, seat: int, card: str | None, flashed: bool) -
     got = await sim.camera_reports(mark, seen, sim.settings.step_timeout)
     if got is None:
         how = "face up" if flashed else "face down"
-        raise StepFailed(f"the camera did not report the card dealt {how} to seat {seat} within "
-                         f"{sim.settings.step_timeout:.0f} s; it reported: {_seen_camera(sim, mark)}")
+        raise StepFailed(
+            f"the camera did not report the card dealt {how} to seat {seat} within "
+            f"{sim.settings.step_timeout:.0f} s; it reported: {_seen_camera(sim, mark)}"
+        )
     await sim.settle(quiet=0.05, longest=1.0)
 
 
@@ -955,8 +1036,10 @@ async def _do_step(sim: SimTable, step: Step) -> None:
         deadline = time.monotonic() + timeout
         while not any(e.get("type") == "checkin" for e in sim.observer.events[before:]):
             if time.monotonic() > deadline:
-                raise StepFailed(f"no check-in reached the table within {timeout:.0f} s of tapping {v}'s card "
-                                 f"(nfc: {sim.service.health.part('nfc').detail})")
+                raise StepFailed(
+                    f"no check-in reached the table within {timeout:.0f} s of tapping {v}'s card "
+                    f"(nfc: {sim.service.health.part('nfc').detail})"
+                )
             await sim.observer.changed(0.1)
         await sim.settle()
     elif kind == "seat":
@@ -977,11 +1060,14 @@ async def _do_step(sim: SimTable, step: Step) -> None:
         moved = sim.button_at != v
         sim.button_at = v
         if moved:
-            got = await sim.camera_reports(mark, lambda ln: ln.get("type") == "button_seen" and ln.get("seat") == v,
-                                           timeout)
+            got = await sim.camera_reports(
+                mark, lambda ln: ln.get("type") == "button_seen" and ln.get("seat") == v, timeout
+            )
             if got is None:
-                raise StepFailed(f"the camera did not see the button in front of seat {v} within {timeout:.0f} s; "
-                                 f"it reported: {_seen_camera(sim, mark)}")
+                raise StepFailed(
+                    f"the camera did not see the button in front of seat {v} within {timeout:.0f} s; "
+                    f"it reported: {_seen_camera(sim, mark)}"
+                )
         await sim.settle()
     elif kind == "hand_start":
         if sim.cards_on_felt:
@@ -996,8 +1082,10 @@ async def _do_step(sim: SimTable, step: Step) -> None:
         while len(sim.hands) == hands:
             if time.monotonic() > deadline:
                 seen = [describe_ruling(r) for r in sim.observer.rulings[before:]]
-                raise StepFailed(f"NEW HAND pressed, but no `hand` ruling within {timeout:.0f} s; "
-                                 f"rulings: {', '.join(seen) or 'none'}")
+                raise StepFailed(
+                    f"NEW HAND pressed, but no `hand` ruling within {timeout:.0f} s; "
+                    f"rulings: {', '.join(seen) or 'none'}"
+                )
             await sim.observer.changed(0.1)
         if sim.button_at is not None:
             # The tracker starts the hand afresh and reports the button again: wait for that report.
@@ -1022,11 +1110,14 @@ async def _do_step(sim: SimTable, step: Step) -> None:
     elif kind == "expose":
         mark = len(sim.camera_lines)
         await sim.change_table(lambda cam: cam.expose(v["seat"], int(v.get("index", 0))))
-        got = await sim.camera_reports(mark, lambda ln: ln.get("type") == "expose" and ln.get("seat") == v["seat"],
-                                       timeout)
+        got = await sim.camera_reports(
+            mark, lambda ln: ln.get("type") == "expose" and ln.get("seat") == v["seat"], timeout
+        )
         if got is None:
-            raise StepFailed(f"the camera did not report the card turned up at seat {v['seat']} within "
-                             f"{timeout:.0f} s; it reported: {_seen_camera(sim, mark)}")
+            raise StepFailed(
+                f"the camera did not report the card turned up at seat {v['seat']} within "
+                f"{timeout:.0f} s; it reported: {_seen_camera(sim, mark)}"
+            )
         await sim.settle()
     elif kind == "board":
         cards = [None] * v if isinstance(v, int) else list(v)
@@ -1034,10 +1125,13 @@ async def _do_step(sim: SimTable, step: Step) -> None:
         await sim.change_table(lambda cam: cam.board(cards))
         sim.cards_on_felt += len(cards)
         got = await sim.camera_reports(
-            mark, lambda ln: ln.get("type") == "board" and len(ln.get("cards") or []) == len(cards), timeout)
+            mark, lambda ln: ln.get("type") == "board" and len(ln.get("cards") or []) == len(cards), timeout
+        )
         if got is None:
-            raise StepFailed(f"the camera did not report {len(cards)} board card(s) within {timeout:.0f} s; "
-                             f"it reported: {_seen_camera(sim, mark)}")
+            raise StepFailed(
+                f"the camera did not report {len(cards)} board card(s) within {timeout:.0f} s; "
+                f"it reported: {_seen_camera(sim, mark)}"
+            )
         await sim.settle()
     elif kind == "burn":
         await sim.enter({"type": "burn"})
@@ -1072,8 +1166,9 @@ async def _check(sim: SimTable, step: Step, mark: int, events_mark: int) -> None
         deadline = time.monotonic() + timeout
         if e.kind == "ruling":
             while True:
-                found = next((i for i in range(pos, len(obs.rulings)) if ruling_matches(e.want, obs.rulings[i])),
-                             None)
+                found = next(
+                    (i for i in range(pos, len(obs.rulings)) if ruling_matches(e.want, obs.rulings[i])), None
+                )
                 if found is not None:
                     pos = found + 1
                     break
@@ -1082,14 +1177,17 @@ async def _check(sim: SimTable, step: Step, mark: int, events_mark: int) -> None
                     raise StepFailed(
                         f"expected ruling {describe_ruling(dict(e.want))} within {timeout:.0f} s, "
                         f"but the table published {', '.join(seen) if seen else 'no ruling'} in this step"
-                        f" (panel: {describe_panel(sim.panel_shown(), sim.colours())})")
+                        f" (panel: {describe_panel(sim.panel_shown(), sim.colours())})"
+                    )
                 await obs.changed(0.1)
         elif e.kind == "no_ruling":
             await sim.settle()
             bad = [r for r in obs.rulings[mark:] if ruling_matches(e.want, r)]
             if bad:
-                raise StepFailed(f"expected no ruling {e.describe()[10:]}, but the table published "
-                                 f"{', '.join(describe_ruling(r) for r in bad)}")
+                raise StepFailed(
+                    f"expected no ruling {e.describe()[10:]}, but the table published "
+                    f"{', '.join(describe_ruling(r) for r in bad)}"
+                )
         elif e.kind in ("checkin", "event"):
             want = dict(e.want)
             if e.kind == "checkin":
@@ -1098,22 +1196,32 @@ async def _check(sim: SimTable, step: Step, mark: int, events_mark: int) -> None
                 if any(matches(want, ev) for ev in obs.events[events_mark:]):
                     break
                 if time.monotonic() > deadline:
-                    seen = [json.dumps({k: v for k, v in ev.items() if k not in ("seq", "t")}, separators=(",", ":"))
-                            for ev in obs.events[events_mark:]]
-                    raise StepFailed(f"expected {e.kind} {json.dumps(want)} within {timeout:.0f} s, but the events "
-                                     f"published in this step were: {'; '.join(seen[-6:]) or 'none'}")
+                    seen = [
+                        json.dumps(
+                            {k: v for k, v in ev.items() if k not in ("seq", "t")}, separators=(",", ":")
+                        )
+                        for ev in obs.events[events_mark:]
+                    ]
+                    raise StepFailed(
+                        f"expected {e.kind} {json.dumps(want)} within {timeout:.0f} s, but the events "
+                        f"published in this step were: {'; '.join(seen[-6:]) or 'none'}"
+                    )
                 await obs.changed(0.1)
         elif e.kind == "panel":
             colours = sim.colours()
             while not panel_matches(e.want, sim.panel_shown(), colours):
                 if time.monotonic() > deadline:
-                    raise StepFailed(f"expected the panel to show {e.describe()[6:]} within {timeout:.0f} s; "
-                                     f"it shows {describe_panel(sim.panel_shown(), colours)}")
+                    raise StepFailed(
+                        f"expected the panel to show {e.describe()[6:]} within {timeout:.0f} s; "
+                        f"it shows {describe_panel(sim.panel_shown(), colours)}"
+                    )
                 await asyncio.sleep(0.05)
         elif e.kind == "state":
             while not (obs.state is not None and matches(e.want, obs.state)):
                 if time.monotonic() > deadline:
                     got = {k: obs.state.get(k) for k in e.want} if obs.state else None
-                    raise StepFailed(f"expected the retained state to hold {json.dumps(e.want)} within "
-                                     f"{timeout:.0f} s; it holds {json.dumps(got)}")
+                    raise StepFailed(
+                        f"expected the retained state to hold {json.dumps(e.want)} within "
+                        f"{timeout:.0f} s; it holds {json.dumps(got)}"
+                    )
                 await obs.changed(0.1)

@@ -21,19 +21,35 @@ from typing import Any
 
 def add_sim_options(p: argparse.ArgumentParser) -> None:
     """Options shared by `sim`, `demo` and `hil run`."""
-    p.add_argument("--artifacts", metavar="DIR",
-                   help="folder for the run's artifacts (default ./sim-artifacts/<scenario>-<timestamp>)")
-    p.add_argument("--broker", choices=("auto", "mosquitto", "embedded"), default="auto",
-                   help="auto: a private Mosquitto when /usr/sbin/mosquitto exists, else the embedded broker")
+    p.add_argument(
+        "--artifacts",
+        metavar="DIR",
+        help="folder for the run's artifacts (default ./sim-artifacts/<scenario>-<timestamp>)",
+    )
+    p.add_argument(
+        "--broker",
+        choices=("auto", "mosquitto", "embedded"),
+        default="auto",
+        help="auto: a private Mosquitto when /usr/sbin/mosquitto exists, else the embedded broker",
+    )
     p.add_argument("--width", type=int, default=640, help="rendered camera frame width (default 640)")
     p.add_argument("--height", type=int, default=360, help="rendered camera frame height (default 360)")
     p.add_argument("--fps", type=float, default=25.0, help="camera frames per second, at most (default 25)")
-    p.add_argument("--debounce", type=int, default=2,
-                   help="frames a card must be seen before the tracker reports it (default 2)")
+    p.add_argument(
+        "--debounce",
+        type=int,
+        default=2,
+        help="frames a card must be seen before the tracker reports it (default 2)",
+    )
     p.add_argument("--deck", default="anglo_poker", help="card images: a deck folder name or path")
     p.add_argument("--seed", type=int, default=0, help="rendering seed (default 0)")
-    p.add_argument("--step-timeout", type=float, default=6.0, metavar="SECONDS",
-                   help="how long a step may take to show what it expects (default 6)")
+    p.add_argument(
+        "--step-timeout",
+        type=float,
+        default=6.0,
+        metavar="SECONDS",
+        help="how long a step may take to show what it expects (default 6)",
+    )
     p.add_argument("--no-captures", action="store_true", help="no pictures at each ruling (faster)")
     p.add_argument("--no-live", action="store_true", help="plain progress lines instead of the live view")
 
@@ -52,25 +68,41 @@ def settings_from(args: argparse.Namespace) -> Any:
         problems.append(f"--step-timeout: must be 0.5..120 seconds, got {args.step_timeout}")
     if problems:
         raise ValueError("; ".join(problems))
-    return SimSettings(width=args.width, height=args.height, fps=args.fps, debounce=args.debounce,
-                       deck=args.deck, seed=args.seed, broker=args.broker, step_timeout=args.step_timeout,
-                       captures=not args.no_captures)
+    return SimSettings(
+        width=args.width,
+        height=args.height,
+        fps=args.fps,
+        debounce=args.debounce,
+        deck=args.deck,
+        seed=args.seed,
+        broker=args.broker,
+        step_timeout=args.step_timeout,
+        captures=not args.no_captures,
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     sim = subparsers.add_parser(
-        "sim", help="run the whole table simulated (camera, NFC, panel, broker) through a scenario",
+        "sim",
+        help="run the whole table simulated (camera, NFC, panel, broker) through a scenario",
         description="Run the real table service with a simulated camera (rendered frames through the real "
         "vision pipeline), NFC reader, LED panel firmware on a pseudo-terminal and an MQTT broker, "
-        "driven by a scenario file; leaves an artifacts folder with an HTML report.")
-    sim.add_argument("scenario", nargs="?", default=None,
-                     help="a shipped scenario name (see --list) or a YAML file; default: demo")
+        "driven by a scenario file; leaves an artifacts folder with an HTML report.",
+    )
+    sim.add_argument(
+        "scenario",
+        nargs="?",
+        default=None,
+        help="a shipped scenario name (see --list) or a YAML file; default: demo",
+    )
     sim.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
     add_sim_options(sim)
     sim.set_defaults(handler=cmd_sim)
     demo = subparsers.add_parser(
-        "demo", help="the default scenario through the simulated table, with a summary (under a minute)",
-        description="What a newcomer runs first: the default scenario through `smart-table sim`.")
+        "demo",
+        help="the default scenario through the simulated table, with a summary (under a minute)",
+        description="What a newcomer runs first: the default scenario through `smart-table sim`.",
+    )
     add_sim_options(demo)
     demo.set_defaults(handler=cmd_demo)
 
@@ -117,8 +149,10 @@ def run_cli(names: list[str], args: argparse.Namespace, demo: bool = False) -> i
             print(f"error: {exc}", file=sys.stderr)
             return 2
         except Exception as exc:  # a part that would not start: say which, not a traceback
-            print(f"error: the simulated table could not run {scenario.slug}: {type(exc).__name__}: {exc}",
-                  file=sys.stderr)
+            print(
+                f"error: the simulated table could not run {scenario.slug}: {type(exc).__name__}: {exc}",
+                file=sys.stderr,
+            )
             return 2
         print_result(console, result, demo=demo)
         if result.error == INTERRUPTED:
@@ -136,8 +170,9 @@ async def run_one(scenario: Any, settings: Any, artifacts: Path | None, console:
     t0 = time.monotonic()
     sim = SimTable(scenario, settings, artifacts)
     if not live:
-        console.print(f"[bold]{scenario.name}[/] ({scenario.profile}): starting the simulated table "
-                      f"in {sim.artifacts}")
+        console.print(
+            f"[bold]{scenario.name}[/] ({scenario.profile}): starting the simulated table in {sim.artifacts}"
+        )
     async with sim:
         printed = 0
 
@@ -153,6 +188,7 @@ async def run_one(scenario: Any, settings: Any, artifacts: Path | None, console:
             from rich.live import Live
 
             with Live(_view(sim), console=console, refresh_per_second=6, transient=False) as view:
+
                 async def refresh() -> None:
                     while True:
                         view.update(_view(sim))
@@ -224,11 +260,15 @@ def _view(sim: Any) -> Any:
 
     p = sim.progress
     head = Table.grid(padding=(0, 2))
-    head.add_row(f"[bold]{p.scenario}[/]", f"rulebook [bold]{p.profile}[/]", f"broker {p.broker}",
-                 f"{time.monotonic() - p.started:5.1f} s")
+    head.add_row(
+        f"[bold]{p.scenario}[/]",
+        f"rulebook [bold]{p.profile}[/]",
+        f"broker {p.broker}",
+        f"{time.monotonic() - p.started:5.1f} s",
+    )
     steps = Table(show_header=False, box=None, padding=(0, 1))
     lo = max(0, p.current - 8)
-    for r in p.steps[lo:lo + 12]:
+    for r in p.steps[lo : lo + 12]:
         colour = {"passed": "green", "failed": "red"}.get(r.status, "dim")
         now = ">" if r.step.index - 1 == p.current and r.status == "not run" else " "
         steps.add_row(now, f"[{colour}]{r.status:7}[/]", f"{r.step.index:>3}", r.step.title)
@@ -240,7 +280,7 @@ def _view(sim: Any) -> Any:
         pass
     rulings = Table(show_header=False, box=None, padding=(0, 1))
     obs = sim.observer
-    for r in (obs.rulings[-6:] if obs is not None else []):
+    for r in obs.rulings[-6:] if obs is not None else []:
         colour = "red" if r.get("type") in ("misdeal", "button_misplaced", "error", "dead_hand") else "white"
         rulings.add_row(f"[{colour}]{describe_ruling(r)[:90]}[/]")
     parts = []
@@ -267,8 +307,9 @@ def print_result(console: Any, result: Any, demo: bool = False) -> None:
         kinds: dict[str, int] = {}
         for r in rulings:
             kinds[str(r.get("type"))] = kinds.get(str(r.get("type")), 0) + 1
-        console.print(f"  {len(rulings)} rulings published: "
-                      + ", ".join(f"{k} x{n}" for k, n in sorted(kinds.items())))
+        console.print(
+            f"  {len(rulings)} rulings published: " + ", ".join(f"{k} x{n}" for k, n in sorted(kinds.items()))
+        )
         alerts = [r for r in rulings if r.get("type") in ("misdeal", "button_misplaced", "dead_hand")]
         for r in alerts[:6]:
             console.print(f"  - {describe_ruling(r)}  [dim]{r.get('rule', '')}[/]")

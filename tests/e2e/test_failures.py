@@ -41,8 +41,9 @@ def test_missing_ruling_fails_naming_the_step_and_what_was_seen(tmp_path, mosqui
     scenario = load(path)
 
     async def main():
-        async with SimTable(scenario, SimSettings(external_broker=mosquitto, captures=False),
-                            tmp_path / "art") as sim:
+        async with SimTable(
+            scenario, SimSettings(external_broker=mosquitto, captures=False), tmp_path / "art"
+        ) as sim:
             return await run_scenario(sim, scenario)
 
     result = asyncio.run(main())
@@ -60,9 +61,22 @@ def test_hil_run_exits_1_and_prints_the_failing_step(tmp_path):
     path = tmp_path / "wrong.yaml"
     path.write_text(WRONG.replace("timeout: 1.5", "timeout: 1"))
     proc = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "hil", "run", str(path), "--broker", "embedded",
-         "--no-captures", "--artifacts", str(tmp_path / "art")],
-        capture_output=True, text=True, timeout=110,
+        [
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "hil",
+            "run",
+            str(path),
+            "--broker",
+            "embedded",
+            "--no-captures",
+            "--artifacts",
+            str(tmp_path / "art"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=110,
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "FAIL   7 a clean first card" in proc.stdout
@@ -74,8 +88,12 @@ def test_hil_run_exits_1_and_prints_the_failing_step(tmp_path):
 def test_bad_scenario_file_exits_2_before_anything_starts(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("name: x\nprofile: cool_mule\nsteps:\n  - deal: 11\n")
-    proc = subprocess.run([sys.executable, "-m", "controller.cli", "hil", "run", str(path)],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "hil", "run", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert "step 1 (line 4): deal: seat: expected 1..10, got 11" in proc.stderr
 

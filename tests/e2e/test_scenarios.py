@@ -30,13 +30,16 @@ async def _run(name: str, broker: str, root: Path, gate: asyncio.Semaphore) -> S
 
 
 @pytest.fixture(scope="module")
-def results(mosquitto: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, ScenarioResult | BaseException]:
+def results(
+    mosquitto: str, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, ScenarioResult | BaseException]:
     root = tmp_path_factory.mktemp("sim-artifacts")
 
     async def main() -> dict[str, ScenarioResult | BaseException]:
         gate = asyncio.Semaphore(AT_ONCE)
-        outcomes = await asyncio.gather(*(_run(n, mosquitto, root, gate) for n in SCENARIOS),
-                                        return_exceptions=True)
+        outcomes = await asyncio.gather(
+            *(_run(n, mosquitto, root, gate) for n in SCENARIOS), return_exceptions=True
+        )
         return dict(zip(SCENARIOS, outcomes, strict=True))
 
     return asyncio.run(main())
@@ -61,7 +64,9 @@ def test_the_camera_saw_every_card_of_the_clean_hand(results):
     """The deals the engine ruled on came from the vision pipeline, not from the scenario."""
     outcome = results["cool_mule_misdeals"]
     assert not isinstance(outcome, BaseException)
-    events = [json.loads(x) for x in (Path(outcome.artifacts or "") / "events.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(x) for x in (Path(outcome.artifacts or "") / "events.jsonl").read_text().splitlines()
+    ]
     deals = [e for e in events if e["type"] == "deal"]
     assert deals and all(e["source"] == "camera" for e in deals)
     assert [e["seat"] for e in deals[:10]] == [2, 3, 4, 5, 1] * 2
@@ -70,6 +75,13 @@ def test_the_camera_saw_every_card_of_the_clean_hand(results):
     assert all(c["source"] == "nfc" for c in checkins)
     # Each part of the table spoke through its real path.
     sources = {(e["type"], e["source"]) for e in events}
-    assert {("seat", "nfc"), ("hand_start", "panel"), ("button", "director"), ("hand_end", "director"),
-            ("expose", "camera"), ("board", "camera"), ("button_seen", "camera")} <= sources
+    assert {
+        ("seat", "nfc"),
+        ("hand_start", "panel"),
+        ("button", "director"),
+        ("hand_end", "director"),
+        ("expose", "camera"),
+        ("board", "camera"),
+        ("button_seen", "camera"),
+    } <= sources
     assert not any(e["type"] == "seat" and e["source"] != "nfc" for e in events)

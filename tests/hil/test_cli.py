@@ -7,8 +7,9 @@ import sys
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True, timeout=60
+    )
 
 
 def test_sim_list_names_every_shipped_scenario():

@@ -16,7 +16,12 @@ from hil.sim import EVENT_ID, SimError, set_up_desk
 
 @pytest.mark.parametrize("profile", ["cool_mule", "bluff_street"])
 def test_players_are_drawn_at_the_scenario_seats_and_check_in_there(tmp_path, profile):
-    players = (Player("P1", "Ann", 1), Player("P2", "Bo", 4), Player("P3", "Cy", 6), Player("P9", "Ivo", None, "T2"))
+    players = (
+        Player("P1", "Ann", 1),
+        Player("P2", "Bo", 4),
+        Player("P3", "Cy", 6),
+        Player("P9", "Ivo", None, "T2"),
+    )
     desk = set_up_desk(tmp_path, profile, profile, 6, players)
     assert desk.assignments["P1"] == ("T1", 1)
     assert desk.assignments["P2"] == ("T1", 4)
@@ -25,7 +30,9 @@ def test_players_are_drawn_at_the_scenario_seats_and_check_in_there(tmp_path, pr
     keys = load_keys(desk.keys_file)
     registry = Registry.open(desk.registry_url)
     try:
-        table = TableCheckIn(registry, venue=profile, table_id="T1", event_id=EVENT_ID, verifier=CardVerifier(keys))
+        table = TableCheckIn(
+            registry, venue=profile, table_id="T1", event_id=EVENT_ID, verifier=CardVerifier(keys)
+        )
         now = datetime(2026, 11, 29, 19, 0, tzinfo=UTC)
         ok = table.on_tap(desk.uids["P2"], encode_card(desk.uids["P2"], "P2", keys), now)
         assert ok.accepted and ok.seat == 4
