@@ -53,6 +53,7 @@ INDEX_RED = 0.19  # redness of the index's darkest pixels above which the card i
 INDEX_INK = (2, 2, 24, 46)  # x0, y0, x1, y1 where the index's ink is looked at for its colour
 EDGE = 0.5  # a piece of the index box's top/left edge smaller than this share of the biggest is not ink
 IDX_BOX = (0, 0, 26, 46)  # x0, y0, x1, y1 of the corner index in the canonical card
+INDEX_FAINT = 0.22  # darkness (0 paper .. 1 ink) above which pale index printing counts as ink
 IDX_SEARCH = (1, 1, 32, 64)  # where the built-in reader looks for the index's rank and suit symbol
 
 
@@ -787,6 +788,8 @@ def _read_index(
     rank glyph only found, not told)."""
     x0, y0, x1, y1 = IDX_SEARCH
     region = ink[y0:y1, x0:x1].copy()
+    if dark is not None:
+        region |= _pale_glyphs(dark[y0:y1, x0:x1], region)
     n, labels, stats, _cents = cv2.connectedComponentsWithStats(region, connectivity=8)
 
     def usable(k):
@@ -866,6 +869,22 @@ def _read_index(
         "suit_feat": suit_feat,
         "rank_mask": rank_mask,
     }
+
+
+def _pale_glyphs(dark: np.ndarray, ink: np.ndarray) -> np.ndarray:
+    """Pale printing that the ink test misses (a thin index letter that the camera's blur turns
+    light grey): the things darker than INDEX_FAINT made mostly of pixels that are not ink, away
+    from the box's top and left edges (where the card's border and felt lie)."""
+    faint = np.zeros_like(ink)
+    faint[3:, 3:] = dark[3:, 3:] > INDEX_FAINT
+    n, labels = cv2.connectedComponents(faint, connectivity=8)
+    if n < 2:
+        return faint
+    area = np.bincount(labels.ravel(), minlength=n)
+    sure = np.bincount(labels.ravel(), weights=(ink > 0).ravel().astype(np.float64), minlength=n)
+    pale = sure < 0.5 * area
+    pale[0] = False
+    return pale[labels].astype(np.uint8)
 
 
 def _split_merged_index(mask: np.ndarray, top: int, th: int) -> tuple[np.ndarray, np.ndarray | None]:

@@ -399,3 +399,22 @@ def test_histogram_percentile_equals_numpys():
             a = (a // 50 * 50).astype(np.uint8)  # many ties
         for q in (0, 15, 40, 50, 95, 100):
             assert percentile_u8(a, q) == pytest.approx(float(np.percentile(a, q)), abs=1e-9)
+
+
+def test_pale_index_letter_is_found_not_the_suit_symbol_under_it():
+    """A thin index letter that the camera's blur turns light grey fails the ink test; the suit
+    symbol under it is then the topmost ink and would be taken for the rank glyph."""
+    from vision.read import IDX_SEARCH, _ink, _read_index
+    from vision.read_glyph import darkness
+
+    canon = np.full((140, 100, 3), 250, np.uint8)
+    cv2.putText(canon, "2", (6, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (170, 170, 170), 2, cv2.LINE_AA)
+    cv2.circle(canon, (12, 34), 5, (20, 20, 20), -1)  # the suit symbol, printed black
+    canon = cv2.GaussianBlur(canon, (3, 3), 0)
+    ink, red = _ink(canon)
+    x0, y0, x1, _ = IDX_SEARCH
+    assert not ink[y0:27, x0:x1].any()  # the letter is not ink ...
+    idx = _read_index(ink, red, ink, darkness(canon))
+    ys, _xs = np.nonzero(idx["rank_mask"])
+    assert ys.max() + y0 < 26  # ... but it is what is read as the rank, not the symbol under it
+    assert idx["suit"] is not None
