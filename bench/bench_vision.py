@@ -108,7 +108,9 @@ def main() -> int:
     print("vision benchmark: rendered 1920x1080 tables, one core (cv2.setNumThreads(1))")
     print("held-out deck: 'drawn' (hil/decks/drawn.py), never used while building the detector or the")
     print("built-in reader; the two GPL decks were looked at during development. Enrolment uses each deck's")
-    print("own card images (written to a folder and enrolled like a venue would).")
+    print("own card images (written to a folder and enrolled like a venue would). The built-in reader's")
+    print("classifiers (vision/read_glyphs.npz) were trained partly on the two GPL decks: its figures for them")
+    print("are not for unseen decks; 'drawn' is (leave-one-deck-out: python -m vision.read_train --decks ...).")
     for deck in args.decks:
         res = accuracy(deck, args.frames, args.seed)
         en, bi = res["enrolled"], res["builtin"]
