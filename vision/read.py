@@ -572,6 +572,20 @@ class BuiltinReader:
     def identify(
         self, canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None = None
     ) -> tuple[str | None, float]:
+        """The card's code and a confidence; (None, conf) when it cannot be read.
+
+        Pale index printing counts as ink first (thin letters blurred light grey); on a very small
+        card the blur makes pale blotches of everything, and when that leaves the card unread it
+        is read again with the ink test alone.
+        """
+        code, conf = self._identify(canon, visible, own, pale=True)
+        if code is None:
+            code, conf = self._identify(canon, visible, own, pale=False)
+        return code, conf
+
+    def _identify(
+        self, canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None, pale: bool
+    ) -> tuple[str | None, float]:
         ink, red = _ink(canon)
         dark = darkness(canon) if glyph_models() is not None else None
         ink_light = ink
@@ -588,7 +602,7 @@ class BuiltinReader:
                 st = ink[::-1, ::-1] if rot else ink
                 d = np.ascontiguousarray(dark[::-1, ::-1]) if rot else dark
                 one = _read_index(
-                    np.ascontiguousarray(i), np.ascontiguousarray(r), np.ascontiguousarray(st), d
+                    np.ascontiguousarray(i), np.ascontiguousarray(r), np.ascontiguousarray(st), d, pale=pale
                 )
                 if one is not None:
                     one["red_share"] = _index_redness(canon[::-1, ::-1] if rot else canon, one["rank_mask"])
@@ -783,12 +797,13 @@ def _read_index(
     strict: np.ndarray | None = None,
     dark: np.ndarray | None = None,
     rank: bool = True,
+    pale: bool = True,
 ) -> dict | None:
     """The corner index's rank glyph and suit symbol (`rank=False`: the suit symbol alone, the
-    rank glyph only found, not told)."""
+    rank glyph only found, not told); `pale`: pale printing counts as ink (see _pale_glyphs)."""
     x0, y0, x1, y1 = IDX_SEARCH
     region = ink[y0:y1, x0:x1].copy()
-    if dark is not None:
+    if dark is not None and pale:
         region |= _pale_glyphs(dark[y0:y1, x0:x1], region)
     n, labels, stats, _cents = cv2.connectedComponentsWithStats(region, connectivity=8)
 

@@ -418,3 +418,25 @@ def test_pale_index_letter_is_found_not_the_suit_symbol_under_it():
     ys, _xs = np.nonzero(idx["rank_mask"])
     assert ys.max() + y0 < 26  # ... but it is what is read as the rank, not the symbol under it
     assert idx["suit"] is not None
+
+
+def test_small_board_cards_are_never_left_unread():
+    """At the simulator's 640x360 (cards ~35 px wide) pale-ink reading made blotches of everything
+    and left some cards unread; an unread board card holds the whole `board` line back, so the
+    reader tries again with the ink test alone (six of these 30 flops had an unread card)."""
+    from hil.camera import SimulatedCamera
+    from vision.detect import Detector
+    from vision.layout import default_layout
+
+    unread = []
+    for seed in range(30):
+        cam = SimulatedCamera(seats=6, deck="anglo_poker", width=640, height=360, seed=seed)
+        for seat in (1, 2, 4, 5, 1, 2, 4, 5):
+            cam.deal_to(seat)
+        cam.board([None, None, None])
+        frame, _ = cam.frame()
+        result = Detector(layout=default_layout(6, 640, 360)).detect(frame)
+        up = [c for c in result.cards if c.face == "up"]
+        assert len(up) == 3, f"seed {seed}: {len(up)} board cards found"
+        unread += [seed for c in up if c.code is None]
+    assert unread == []
