@@ -1268,16 +1268,7 @@ def _edge_strength_inside(a: np.ndarray, b: np.ndarray, mag: np.ndarray) -> floa
             for k in range(4)
         ]
     )
-    # inside b by more than 2.5 px: signed distance to each of b's sides (b is convex, clockwise)
-    c = b.mean(axis=0)
-    inside = np.ones(len(pts), bool)
-    for k in range(4):
-        p0, p1 = b[k], b[(k + 1) % 4]
-        nrm = _unit(np.array([p1[1] - p0[1], p0[0] - p1[0]]))
-        if np.dot(c - p0, nrm) < 0:
-            nrm = -nrm
-        inside &= (pts - p0) @ nrm > 2.5
-    pts = pts[inside]
+    pts = pts[_inside_rect(b, pts, 2.5)]  # inside b by more than 2.5 px
     if not len(pts):
         return 0.0
     h, w = mag.shape

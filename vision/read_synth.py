@@ -15,6 +15,8 @@ import math
 import cv2
 import numpy as np
 
+from vision.read import PIP_LAYOUTS  # the usual pip places the reader fits against
+
 CANON_W, CANON_H = 100, 140
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -28,21 +30,6 @@ FONTS = (
     cv2.FONT_HERSHEY_COMPLEX_SMALL,
 )
 RANK_TEXT = {"T": "10"}
-# usual pip places (x, y as fractions of the card) of A and 2..10
-LAYOUTS = {
-    2: [(0.5, 0.2), (0.5, 0.8)],
-    3: [(0.5, 0.2), (0.5, 0.5), (0.5, 0.8)],
-    4: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.8), (0.7, 0.8)],
-    5: [(0.3, 0.2), (0.7, 0.2), (0.5, 0.5), (0.3, 0.8), (0.7, 0.8)],
-    6: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.5), (0.7, 0.5), (0.3, 0.8), (0.7, 0.8)],
-    7: [(0.3, 0.2), (0.7, 0.2), (0.5, 0.35), (0.3, 0.5), (0.7, 0.5), (0.3, 0.8), (0.7, 0.8)],
-    8: [(0.3, 0.2), (0.7, 0.2), (0.5, 0.35), (0.3, 0.5), (0.7, 0.5), (0.5, 0.65), (0.3, 0.8), (0.7, 0.8)],
-    9: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.4), (0.7, 0.4), (0.5, 0.5), (0.3, 0.6), (0.7, 0.6), (0.3, 0.8), (0.7, 0.8)],
-    10: [
-        (0.3, 0.2), (0.7, 0.2), (0.5, 0.3), (0.3, 0.4), (0.7, 0.4),
-        (0.3, 0.6), (0.7, 0.6), (0.5, 0.7), (0.3, 0.8), (0.7, 0.8),
-    ],
-}  # fmt: skip
 
 
 def suit_mask(suit: str, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -163,7 +150,7 @@ def make_card(code: str, rng: np.random.Generator) -> np.ndarray:
     elif n:
         size = int(rng.uniform(0.14, 0.22) * W)
         pip = suit_mask(suit, size, rng)  # one drawing for all the pips of a card
-        for px, py in LAYOUTS[n]:
+        for px, py in PIP_LAYOUTS[n]:
             px = 0.5 + (px - 0.5) * rng.uniform(0.95, 1.15)
             py = 0.5 + (py - 0.5) * rng.uniform(0.9, 1.05)
             m = pip[::-1, ::-1] if py > 0.5 else pip

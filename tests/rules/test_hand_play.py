@@ -332,6 +332,19 @@ _EVENTS = st.fixed_dictionaries(
 )
 
 
+def _observable(hand) -> tuple:
+    """What a rejected line must leave as it was."""
+    return (
+        dict(hand.stacks),
+        dict(hand.total),
+        hand.to_act,
+        list(hand.board_cards),
+        dict(hand.shown),
+        set(hand.folded),
+        hand.street,
+    )
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.sampled_from(["cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street"]),
@@ -342,15 +355,7 @@ def test_malformed_or_impossible_lines_are_rejected_and_leave_state_unchanged(pr
     start = hand.chips_in_play()
     for ev in events:
         kind = ev.pop("kind")
-        before = (
-            dict(hand.stacks),
-            dict(hand.total),
-            hand.to_act,
-            list(hand.board_cards),
-            dict(hand.shown),
-            set(hand.folded),
-            hand.street,
-        )
+        before = _observable(hand)
         try:
             if kind == "action":
                 hand.action(ev, 0)
@@ -365,15 +370,7 @@ def test_malformed_or_impossible_lines_are_rejected_and_leave_state_unchanged(pr
             elif isinstance(ev.get("seat"), int):
                 hand.kill(ev["seat"], "absent")
         except Rejected:
-            after = (
-                dict(hand.stacks),
-                dict(hand.total),
-                hand.to_act,
-                list(hand.board_cards),
-                dict(hand.shown),
-                set(hand.folded),
-                hand.street,
-            )
+            after = _observable(hand)
             assert after == before, (kind, ev)
         assert hand.chips_in_play() == start
     hand.finish(0)
