@@ -213,3 +213,22 @@ def test_long_elimination_sequence_down_to_heads_up_nobody_misses_a_big_blind(pr
             others = [s for s in between if s in seated]
             assert sorted(others) == sorted(seated - {seat_no}), (i, bbs)
     assert bbs[-2:] in ([4, 8], [8, 4])
+
+
+def test_two_players_busted_in_one_hand_the_bigger_starting_stack_finishes_higher():
+    """cool_mule:12.d "If two or more players are eliminated on the same hand, the player who started
+    the hand with the most chips will be awarded the higher finishing position." Seat 3 started with 800 and seat 2 with 300: seat 3 is second, seat 2 third, whatever
+    their seat numbers."""
+    t = Table("cool_mule", seats=6)
+    for s, chips in ((1, 5000), (2, 300), (3, 800)):
+        t.feed(seat(s, stack=chips))
+    t.feed({"type": "level", "sb": 50, "bb": 100})
+    t.deal_all(t.hand())
+    t.feed(*({"type": "action", "seat": s, "action": "allin"} for s in (1, 2, 3)))
+    for cards in (["3c", "8d", "9s"], ["Jc"], ["4h"]):
+        t.feed({"type": "burn"}, {"type": "board", "cards": cards})
+    for s, cards in ((1, ["Ah", "Ad"]), (2, ["Kh", "Kd"]), (3, ["Qh", "Qd"])):
+        t.feed({"type": "show", "seat": s, "cards": cards})
+    out = t.feed(HAND_END)
+    assert [(o["seat"], o["place"]) for o in of_type(out, "eliminated")] == [(3, 2), (2, 3)]
+    assert t.engine.stacks() == {1: 6100}
