@@ -1,0 +1,1 @@
+"""Seating across tables: balancing, breaking and late registration (pure)."""
