@@ -93,6 +93,36 @@ class TableCheckIn:
         except Exception as exc:  # the audit trail must never block a check-in
             log.warning("event=tap_audit_failed error=%s", type(exc).__name__)
 
+    def _moved_in(self, uid: bytes, now: datetime, player: str, name: str, seat: int) -> CheckInResult | None:
+        """A player the floor moved here (balancing, breaking) taps in at the new seat: `seat` with
+        `moved: true` and the chips brought from the old table (spec: a moved player has been dealt
+        hands before)."""
+        move = self.registry.complete_move(self.event_id, player, uid, now=now)
+        if move is None:
+            return None
+        seat_line: dict[str, Any] = {"type": "seat", "seat": seat, "player": player}
+        if move.stack is not None:
+            seat_line["stack"] = move.stack
+        seat_line["moved"] = True
+        accepted = {
+            "type": "checkin",
+            "seat": seat,
+            "player": player,
+            "name": name,
+            "accepted": True,
+            "moved": True,
+        }
+        self._audit(now, uid, True, "moved", player)
+        log.info(
+            "event=checkin_moved table=%s event_id=%s player=%s from=%s seat=%d",
+            self.table_id,
+            self.event_id,
+            player,
+            move.from_table,
+            seat,
+        )
+        return CheckInResult([seat_line, accepted], True, None, player, seat, "moved here", {"moved": True})
+
     def on_tap(self, uid: bytes, ndef_message: bytes, now: datetime) -> CheckInResult:
         uid = bytes(uid)
         try:
@@ -127,6 +157,10 @@ class TableCheckIn:
                 assigned={"table": assigned.table_id, "seat": assigned.seat},
             )
         previous = self.registry.checkin(self.event_id, player)
+        if previous is not None and previous.table_id != assigned.table_id:
+            moved = self._moved_in(uid, now, player, who.member.display_name, assigned.seat)
+            if moved is not None:
+                return moved
         if previous is not None:
             # Already seated: say so again at the seat, but no second `seat` line for the engine.
             line = {

@@ -104,6 +104,39 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             reason TEXT)""",
         ],
     ),
+    (
+        2,
+        "seat moves between tables (balancing, breaking); the floor's clock and event-wide places",
+        [
+            """CREATE TABLE seat_moves (
+            id {id},
+            event_id TEXT NOT NULL REFERENCES events(event_id),
+            player_id TEXT NOT NULL REFERENCES members(player_id),
+            from_table TEXT NOT NULL,
+            from_seat INTEGER NOT NULL,
+            to_table TEXT NOT NULL,
+            to_seat INTEGER NOT NULL,
+            stack INTEGER,
+            rule TEXT,
+            moved_at TEXT NOT NULL,
+            completed_at TEXT)""",
+            "CREATE INDEX seat_moves_player ON seat_moves (event_id, player_id)",
+            """CREATE TABLE floor_state (
+            event_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (event_id, name))""",
+            """CREATE TABLE floor_finishes (
+            event_id TEXT NOT NULL,
+            player_id TEXT NOT NULL,
+            place INTEGER NOT NULL,
+            table_id TEXT,
+            start_stack INTEGER,
+            eliminated_by TEXT,
+            at TEXT NOT NULL,
+            PRIMARY KEY (event_id, player_id))""",
+        ],
+    ),
 ]
 
 _ID = {

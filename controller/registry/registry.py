@@ -104,6 +104,19 @@ class Registration:
 
 
 @dataclass(frozen=True)
+class SeatMove:
+    player_id: str
+    from_table: str
+    from_seat: int
+    to_table: str
+    to_seat: int
+    stack: int | None
+    rule: str | None
+    moved_at: datetime
+    completed_at: datetime | None
+
+
+@dataclass(frozen=True)
 class CheckIn:
     player_id: str
     table_id: str
@@ -616,6 +629,91 @@ class Registry:
             )
             is not None
         )
+
+    # ---- moves between tables (the floor's balancing and breaking) ---------------------------
+    def move_player(
+        self,
+        event_id: str,
+        player_id: str,
+        to_table: str,
+        to_seat: int,
+        *,
+        now: datetime,
+        stack: int | None = None,
+        rule: str | None = None,
+    ) -> SeatMove:
+        """Reassign a seated player to another table's seat, so that the tap-in there is accepted as a
+        move (`seat` with `moved: true`) instead of refused as wrong_table. The seat must be empty at
+        the table; a busted player's old assignment to it is dropped."""
+        with self.db.transaction() as tx:
+            tx.lock_event(event_id)
+            ev = self._event(tx, event_id)
+            table = next((t for t in ev.tables if t.table_id == to_table), None)
+            if table is None:
+                raise RegistryError(f"event {event_id} has no table {to_table}", "bad_table")
+            if not 1 <= to_seat <= table.seats:
+                raise RegistryError(f"table {to_table}: seat {to_seat} is not 1..{table.seats}", "bad_seat")
+            row = tx.one(
+                "SELECT table_id, seat FROM seat_assignments WHERE event_id = ? AND player_id = ?",
+                (event_id, player_id),
+            )
+            if row is None:
+                raise RegistryError(f"{player_id} has no seat in {event_id} to move from", "not_drawn")
+            if (row[0], row[1]) == (to_table, to_seat):
+                raise RegistryError(f"{player_id} already sits at {to_table} seat {to_seat}", "same_seat")
+            tx.execute(
+                "DELETE FROM seat_assignments WHERE event_id = ? AND table_id = ? AND seat = ? AND player_id <> ?",
+                (event_id, to_table, to_seat, player_id),
+            )
+            tx.execute(
+                "UPDATE seat_assignments SET table_id = ?, seat = ? WHERE event_id = ? AND player_id = ?",
+                (to_table, to_seat, event_id, player_id),
+            )
+            tx.execute(
+                "INSERT INTO seat_moves (event_id, player_id, from_table, from_seat, to_table, to_seat, stack, "
+                "rule, moved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (event_id, player_id, row[0], row[1], to_table, to_seat, stack, rule, _ts(now)),
+            )
+        log.info(
+            "event=player_moved event_id=%s player=%s from=%s.%s to=%s.%s",
+            event_id,
+            player_id,
+            row[0],
+            row[1],
+            to_table,
+            to_seat,
+        )
+        move = self.pending_move(event_id, player_id)
+        assert move is not None
+        return move
+
+    def pending_move(self, event_id: str, player_id: str) -> SeatMove | None:
+        """The player's latest move that no tap-in at the new seat has completed yet."""
+        row = self.db.read().one(
+            "SELECT player_id, from_table, from_seat, to_table, to_seat, stack, rule, moved_at, completed_at "
+            "FROM seat_moves WHERE event_id = ? AND player_id = ? AND completed_at IS NULL ORDER BY id DESC",
+            (event_id, player_id),
+        )
+        if row is None:
+            return None
+        return SeatMove(row[0], row[1], row[2], row[3], row[4], row[5], row[6], _parse_ts(row[7]), None)
+
+    def complete_move(self, event_id: str, player_id: str, uid: bytes, *, now: datetime) -> SeatMove | None:
+        """The moved player tapped in at the new seat: the check-in follows them there."""
+        move = self.pending_move(event_id, player_id)
+        if move is None:
+            return None
+        with self.db.transaction() as tx:
+            tx.execute(
+                "UPDATE checkins SET table_id = ?, seat = ?, card_uid = ?, checked_in_at = ? "
+                "WHERE event_id = ? AND player_id = ?",
+                (move.to_table, move.to_seat, uid.hex(), _ts(now), event_id, player_id),
+            )
+            tx.execute(
+                "UPDATE seat_moves SET completed_at = ? WHERE event_id = ? AND player_id = ? AND completed_at IS NULL",
+                (_ts(now), event_id, player_id),
+            )
+        return move
 
     # ---- check-ins ---------------------------------------------------------------------------
     def record_checkin(
