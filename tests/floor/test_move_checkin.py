@@ -64,7 +64,7 @@ def test_moved_player_is_seated_at_the_new_table_with_moved_true(world):
 def test_a_move_to_a_seat_that_does_not_exist_is_refused_and_changes_nothing(world):
     reg, _ = world
     before = reg.assignment("E1", "P2")
-    with pytest.raises(RegistryError, match="seat 9 is not 1..6"):
+    with pytest.raises(RegistryError, match=r"seat 9 is not 1\.\.6"):
         reg.move_player("E1", "P2", "T2", 9, now=NOW)
     with pytest.raises(RegistryError, match="no table T9"):
         reg.move_player("E1", "P2", "T9", 1, now=NOW)
