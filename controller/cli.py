@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "vision.cli",  # vision enroll/detect/calibrate
     "firmware_bridge.cli",  # panel ...
     "hil.cli",  # sim, hil ..., demo
+    "controller.floor.cli",  # floor
 )
 
 
