@@ -123,3 +123,30 @@ async def test_levels_busts_and_a_balancing_move_through_mosquitto(tmp_path, mos
     finally:
         for sim in tables.values():
             await sim.stop()
+
+
+async def test_floor_catches_up_after_a_restart(tmp_path, mosquitto):
+    """Tables go on while the floor is down; back up, it gets the rulings Mosquitto kept for its session,
+    the tables' retained state, and its own clock from the registry database."""
+    venue = Venue(tmp_path, "cool_mule", TABLES, seats=6, players=9)
+    cfg = venue.floor_config(mosquitto, LEVELS)
+    tables = await seat_everyone(venue, mosquitto)
+    try:
+        async with running_floor(cfg) as floor:
+            await floor.clock_command("start")
+            await wait_for(lambda: all(level_of(s)[1] for s in tables.values()), what="levels at the tables")
+        # the floor is down: a player busts at T1
+        t1 = tables["T1"]
+        seat = min(t1.engine.players)
+        gone = t1.engine.players[seat].id
+        await t1.feed({"type": "leave", "seat": seat, "reason": "eliminated"})
+        async with running_floor(cfg) as floor:
+            await wait_for(
+                lambda: gone in floor.floor.standings.finishes, what="the bust made while the floor was down"
+            )
+            assert floor.floor.standings.finishes[gone].place == 9
+            assert floor.view()["clock"]["started"]  # the clock came back from the database
+            await wait_for(lambda: floor.view()["players_left"] == 8, what="every table's retained state")
+    finally:
+        for sim in tables.values():
+            await sim.stop()

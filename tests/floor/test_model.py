@@ -1,0 +1,134 @@
+"""The floor's model on hand-made table messages (no broker): level timing per rulebook, busts placed
+once, alerts in plain sentences with their rule and where it comes from."""
+
+from __future__ import annotations
+
+import json
+
+from controller.floor.config import parse_floor_config
+from controller.floor.model import Floor
+
+LEVELS = [{"sb": 50, "bb": 100, "seconds": 60}, {"sb": 100, "bb": 200, "seconds": 60}]
+
+
+def floor_for(profile: str, tables=("T1",), entrants=9) -> Floor:
+    cfg = parse_floor_config(
+        {
+            "floor": {"venue": "v", "profile": profile, "tables": list(tables), "clock_start": "manual"},
+            "structure": {"levels": LEVELS},
+        }
+    )
+    f = Floor(cfg, entrants=entrants)
+    for t in tables:
+        f.handle(f"smarttable/v1/v/{t}/status", b"online", 0.0)
+    return f
+
+
+def send(f: Floor, table: str, kind: str, doc: dict, now: float):
+    return f.handle(f"smarttable/v1/v/{table}/{kind}", json.dumps(doc).encode(), now)
+
+
+def state(level: tuple[int, int], phase: str) -> dict:
+    return {
+        "table": {"seats": 6},
+        "seats": [{"seat": 1, "player": "A", "stack": 100}],
+        "phase": phase,
+        "level": {"sb": level[0], "bb": level[1], "ante": 0},
+    }
+
+
+def level_cmds(outs):
+    return [o.body for o in outs if o.topic.endswith("/cmd/level")]
+
+
+def test_first_level_goes_out_before_the_clock_starts():
+    cfg = parse_floor_config(
+        {"floor": {"venue": "v", "tables": ["T1"], "clock_start": "manual"}, "structure": {"levels": LEVELS}}
+    )
+    f = Floor(cfg, entrants=9)
+    assert f.tick(0.5) == []  # no table online yet
+    outs = f.handle("smarttable/v1/v/T1/status", b"online", 1.0)
+    assert [(b["sb"], b["bb"]) for b in level_cmds(outs)] == [(50, 100)]
+    assert outs[0].topic == "smarttable/v1/v/T1/cmd/level" and outs[0].body["reply_to"].endswith(
+        "/reply/floor"
+    )
+
+
+def test_dragons_den_level_goes_out_when_the_clock_reaches_it_even_between_hands():
+    """dragons_den:18: the new level applies to the next hand."""
+    f = floor_for("dragons_den")
+    f.tick(0.0)
+    send(f, "T1", "state", state((50, 100), "between_hands"), 0.5)
+    f.clock_start(1.0)
+    assert [(b["sb"], b["bb"]) for b in level_cmds(f.tick(62.0))] == [(100, 200)]
+
+
+def test_bar_league_one_more_hand_at_the_old_level_when_the_pot_was_pushed():
+    """bar_league:Hand Start: 'If a blind level concludes after the previous pot has been pushed, one more
+    hand will be played at the previous blind level before the new blind level takes effect.'"""
+    f = floor_for("bar_league")
+    f.tick(0.0)
+    send(f, "T1", "state", state((50, 100), "between_hands"), 0.5)
+    f.clock_start(1.0)
+    send(f, "T1", "events", {"type": "hand_end", "seq": 1}, 50.0)  # pot pushed before the level ends
+    assert level_cmds(f.tick(62.0)) == []
+    assert any("one more hand at the previous level" in a["text"] for a in f.alerts)
+    assert f.view(62.0)["tables"][0]["held"]
+    # that hand starts at the old level; the new one is sent for the hand after it
+    outs = send(f, "T1", "events", {"type": "hand_start", "seq": 2}, 63.0)
+    assert [(b["sb"], b["bb"]) for b in level_cmds(outs)] == [(100, 200)]
+
+
+def test_bar_league_level_ending_during_a_hand_goes_out_at_once():
+    f = floor_for("bar_league")
+    f.tick(0.0)
+    send(f, "T1", "state", state((50, 100), "preflop"), 0.5)
+    f.clock_start(1.0)
+    send(f, "T1", "events", {"type": "hand_start", "seq": 1}, 50.0)
+    assert [(b["sb"], b["bb"]) for b in level_cmds(f.tick(62.0))] == [(100, 200)]
+
+
+def test_busts_of_one_hand_are_placed_together_and_a_repeat_is_ignored():
+    f = floor_for("cool_mule", tables=("T1", "T2"), entrants=9)
+    send(f, "T2", "rulings", {"type": "eliminated", "seat": 3, "place": 3, "player": "B", "seq": 7}, 1.0)
+    send(f, "T2", "rulings", {"type": "eliminated", "seat": 5, "place": 2, "player": "C", "seq": 8}, 1.0)
+    send(
+        f, "T2", "rulings", {"type": "eliminated", "seat": 5, "place": 2, "player": "C", "seq": 8}, 1.0
+    )  # again
+    f.tick(2.0)
+    assert {p: x.place for p, x in f.standings.finishes.items()} == {"C": 8, "B": 9}
+    assert "C is out in 8th place (busted at T2)." in [a["text"] for a in f.alerts]
+
+
+def test_alert_sentence_cites_the_rule_and_says_own_or_borrowed():
+    f = floor_for("cool_mule")
+    send(
+        f,
+        "T1",
+        "rulings",
+        {"type": "misdeal", "reason": "first_cards_exposed", "rule": "cool_mule:5.g", "seq": 3},
+        1.0,
+    )
+    send(
+        f,
+        "T1",
+        "rulings",
+        {"type": "button_misplaced", "expected": 2, "seen": 4, "rule": "bluff_street:29", "seq": 4},
+        1.0,
+    )
+    texts = [(a["text"], a["source"]) for a in f.alerts]
+    assert (
+        "T1: misdeal: one of the first cards dealt was exposed; re-deal the hand (cool_mule:5.g, the venue's own rule).",
+        "cool_mule:5.g, the venue's own rule",
+    ) in texts
+    assert texts[0][1] == "bluff_street:29, borrowed from Bluff Street"
+
+
+def test_malformed_messages_change_nothing():
+    f = floor_for("cool_mule")
+    before = f.view(1.0)
+    for payload in (b"{not json", b"[1, 2]", b""):
+        f.handle("smarttable/v1/v/T1/rulings", payload, 1.0)
+    f.handle("smarttable/v1/v/T9/state", b"{}", 1.0)  # a table of another event
+    after = f.view(1.0)
+    assert after["tables"] == before["tables"] and after["alerts"] == before["alerts"]
