@@ -128,6 +128,8 @@ def event_points(
     """Points per player for one event. Cool Mule: a player who did not report to the director gets
     none (cool_mule:12.c)."""
     rule = points_rule(profile, table)
+    if not rule.table and not rule.knockout:
+        return {}  # no points table: this event awards none
     finishes = list(finishes)
     skip = set(not_reported) if profile == "cool_mule" else set()
     points: dict[str, int] = {}

@@ -157,14 +157,14 @@ def balance_move(profile: str, tables: Sequence[TableSeats], breaking_order: Seq
     if method == "big_blind_to_worst":
         from_seat = min(src_pos, key=lambda s: src_pos[s])  # the big blind next hand
         why = (
-            f"the big blind of the next hand at {source.table_id} (seat {from_seat}) moves to the worst position "
+            f"The big blind of the next hand at {source.table_id} (seat {from_seat}) moves to the worst position "
             f"at {dest.table_id}, seat {to_seat}"
         )
     else:
         keep = [s for s in src_pos if src_pos[s] <= d_dst]
         from_seat = max(keep, key=lambda s: (src_pos[s], -s))
         why = (
-            f"seat {from_seat} at {source.table_id} is {src_pos[from_seat]} hand(s) from the big blind; seat "
+            f"Seat {from_seat} at {source.table_id} is {src_pos[from_seat]} hand(s) from the big blind; seat "
             f"{to_seat} at {dest.table_id} is {d_dst}: the player does not lose position"
         )
     if waits:
