@@ -25,6 +25,9 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 test: $(STAMP)
+	@test -x /usr/bin/chromium || ! command -v apt-get >/dev/null || [ "$$(id -u)" != 0 ] || { \
+	  echo "installing chromium (the floor's page is tested in Debian's headless chromium)"; \
+	  apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

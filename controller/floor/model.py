@@ -118,6 +118,7 @@ class Floor:
         self.reply_topic = "reply/floor"
         self._ids = 0
         self._last_index = -1
+        self._seats_dirty = False
 
     # ------------------------------------------------------------------ messages from the tables
 
@@ -147,8 +148,9 @@ class Floor:
             t.state = doc
             if isinstance(doc.get("phase"), str) and not t.hand_starts:
                 t.phase = doc["phase"]
-            self._recompute()
-            return self.tick(now)
+            self._seats_dirty = True  # proposals are worked out at the next tick, once for many states
+            self._changed()
+            return []
         if kind == "reply/floor":
             if doc.get("ok") is False:
                 self._alert(
@@ -208,7 +210,7 @@ class Floor:
                 ):
                     m.status = "left"
         self._changed()
-        return out + self.tick(now)
+        return out
 
     def _ruling(self, t: TableModel, line: dict[str, Any], now: float) -> list[Out]:
         kind = line.get("type")
@@ -252,6 +254,8 @@ class Floor:
         out: list[Out] = []
         for t in self.tables.values():
             out += self._flush_busts(t, now, force=False)
+        if self._seats_dirty:
+            self._recompute()
         # Before the clock starts, the tables get the first level, so their first hand has blinds.
         v = clock.view(self.structure, self.clock, now)
         if v.index != self._last_index:
@@ -349,6 +353,7 @@ class Floor:
         return out
 
     def _recompute(self) -> None:
+        self._seats_dirty = False
         seats = self.table_seats()
         self.proposals = proposals(self.cfg.profile, seats, self.cfg.breaking_order) if not self.moves else []
         self._changed()
@@ -414,6 +419,7 @@ class Floor:
         if line is not None:
             entry["type"] = line.get("type")
             entry["seq"] = line.get("seq")
+            entry["ruled_at"] = line.get("t")  # the table's time of the ruling
         self.alerts.appendleft(entry)
         if table in self.tables:
             self.tables[table].alerts.appendleft(entry)

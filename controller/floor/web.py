@@ -17,6 +17,7 @@ from starlette.routing import Route
 from controller.floor.model import FloorError
 
 PAGE = Path(__file__).with_name("static") / "index.html"
+PUSH_COALESCE_SECONDS = 0.05
 
 
 def make_app(service: Any) -> Starlette:
@@ -36,6 +37,7 @@ def make_app(service: Any) -> Starlette:
                 version = doc["version"]
                 yield f"data: {json.dumps(doc, separators=(',', ':'))}\n\n"
                 await service.wait_change(version, timeout=5.0)
+                await asyncio.sleep(PUSH_COALESCE_SECONDS)  # changes that come together go out as one push
 
         return StreamingResponse(
             stream(),

@@ -75,8 +75,8 @@ def test_bar_league_one_more_hand_at_the_old_level_when_the_pot_was_pushed():
     assert any("one more hand at the previous level" in a["text"] for a in f.alerts)
     assert f.view(62.0)["tables"][0]["held"]
     # that hand starts at the old level; the new one is sent for the hand after it
-    outs = send(f, "T1", "events", {"type": "hand_start", "seq": 2}, 63.0)
-    assert [(b["sb"], b["bb"]) for b in level_cmds(outs)] == [(100, 200)]
+    send(f, "T1", "events", {"type": "hand_start", "seq": 2}, 63.0)
+    assert [(b["sb"], b["bb"]) for b in level_cmds(f.tick(63.1))] == [(100, 200)]
 
 
 def test_bar_league_level_ending_during_a_hand_goes_out_at_once():
