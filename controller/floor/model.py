@@ -26,6 +26,7 @@ from controller.floor.results import (
     points_rule,
 )
 from controller.floor.seating.balancing import Move, TableSeats, halted_tables, proposals
+from controller.floor.seating.late import late_entry
 from controller.mqtt.topics import ROOT
 
 log = logging.getLogger("smart_table.floor")
@@ -458,6 +459,13 @@ class Floor:
         if cv.level.colour_up:
             rule, steps = clock.colour_up_steps(self.cfg.profile, cv.level.colour_up)
             colour = {"rule": rule, "steps": steps}
+        late = late_entry(
+            self.cfg.profile,
+            now=now,
+            first_deal=self.clock.started_at,
+            level_number=lvl.number if lvl else 1,
+            called_in=True,
+        )
         finishes = self.standings.by_place()
         prizes = payouts(self.cfg.profile, finishes, self.cfg.payouts)
         points = event_points(self.cfg.profile, finishes, self.cfg.points)
@@ -478,6 +486,12 @@ class Floor:
                 "colour_up": colour,
                 "source": self.structure.source,
                 "transition": f"{clock.transition_rule(self.cfg.profile).text} ({clock.transition_rule(self.cfg.profile).rule})",
+            },
+            "late_registration": {
+                "open": late.allowed,
+                "text": late.message,
+                "rule": late.rule,
+                "closes_at": late.deadline,
             },
             "players_left": alive,
             "entrants": self.entrants(),

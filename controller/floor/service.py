@@ -17,7 +17,7 @@ from typing import Any
 
 from controller.floor.config import FloorConfig
 from controller.floor.model import Floor, FloorError, Out
-from controller.floor.results import event_points, payouts, standings_csv
+from controller.floor.results import event_points, payouts, season_csv, season_standings, standings_csv
 from controller.floor.store import FloorStore
 from controller.registry.errors import RegistryError
 from controller.registry.registry import Registry
@@ -114,6 +114,12 @@ class FloorService:
             event_points(self.cfg.profile, finishes, self.cfg.points),
             self.floor.names,
         )
+
+    def season_csv(self) -> str:
+        """Season standings over every event stored in this registry (points per this venue's rulebook)."""
+        events = self.store.finishes_by_event()
+        points = [event_points(self.cfg.profile, fs, self.cfg.points) for fs in events.values()]
+        return season_csv(season_standings(self.cfg.profile, points))
 
     async def wait_change(self, version: int, timeout: float = 10.0) -> None:
         async with self.changed:

@@ -66,3 +66,13 @@ class FloorStore:
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (self.event, f.player, f.place, f.table, f.start_stack, f.eliminated_by, now),
                 )
+
+    def finishes_by_event(self) -> dict[str, list[Finish]]:
+        """Every event's places in this database (a season, or a league on one PostgreSQL)."""
+        out: dict[str, list[Finish]] = {}
+        for r in self.db.read().all(
+            "SELECT event_id, player_id, place, table_id, start_stack, eliminated_by FROM floor_finishes "
+            "ORDER BY event_id, place"
+        ):
+            out.setdefault(r[0], []).append(Finish(r[1], r[2], r[3], r[4], r[5]))
+        return out

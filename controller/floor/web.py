@@ -68,6 +68,13 @@ def make_app(service: Any) -> Starlette:
             headers={"Content-Disposition": f'attachment; filename="{service.cfg.event}-standings.csv"'},
         )
 
+    async def season(_request: Request) -> Response:
+        return PlainTextResponse(
+            service.season_csv(),
+            media_type="text/csv",
+            headers={"Content-Disposition": 'attachment; filename="season-standings.csv"'},
+        )
+
     return Starlette(
         routes=[
             Route("/", page),
@@ -77,6 +84,7 @@ def make_app(service: Any) -> Starlette:
             Route("/api/moves/{move_id:path}/seat", seat, methods=["POST"]),
             Route("/api/clock/{what}", clock_cmd, methods=["POST"]),
             Route("/standings.csv", csv),
+            Route("/season.csv", season),
         ]
     )
 

@@ -132,3 +132,16 @@ def test_malformed_messages_change_nothing():
     f.handle("smarttable/v1/v/T9/state", b"{}", 1.0)  # a table of another event
     after = f.view(1.0)
     assert after["tables"] == before["tables"] and after["alerts"] == before["alerts"]
+
+
+def test_page_says_when_late_registration_closes_dragons_den():
+    """dragons_den:Reminder: in the seat no later than 30 minutes after the first deal."""
+    f = floor_for("dragons_den")
+    f.clock_start(1000.0)
+    assert f.view(1000.0 + 29 * 60)["late_registration"] == {
+        "open": True,
+        "text": "within 30 minutes of the first deal",
+        "rule": "dragons_den:Reminder",
+        "closes_at": 1000.0 + 1800,
+    }
+    assert not f.view(1000.0 + 31 * 60)["late_registration"]["open"]
