@@ -19,7 +19,7 @@ from controller.registry.keys import create_key_file, load_keys
 from controller.registry.registry import Registry
 from hil.mosquitto import Mosquitto, free_port
 from hil.mosquitto import installed as mosquitto_installed
-from tests.registry.conftest import NOW
+from tests.registry.conftest import NOW, db_url, pg_url  # noqa: F401  (SQLite and PostgreSQL fixtures)
 
 VENUE = "den"
 

@@ -1,5 +1,5 @@
 """A player the floor moved taps in at the new table: accepted as `seat` with `moved: true` and the chips
-brought along, instead of refused as wrong_table (SQLite; the registry's PostgreSQL runs share the code)."""
+brought along, instead of refused as wrong_table (on SQLite, and on PostgreSQL where one is reachable)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def uid_for(n: int) -> bytes:
 
 
 @pytest.fixture
-def world(tmp_path):
-    reg = Registry.open(f"sqlite:///{tmp_path / 'registry.sqlite3'}")
+def world(tmp_path, db_url):
+    reg = Registry.open(db_url)
     create_key_file(tmp_path / "keys.toml", "cool_mule", "k1")
     keys = load_keys(tmp_path / "keys.toml")
     open_event(reg, tables=(("T1", 6), ("T2", 6)))

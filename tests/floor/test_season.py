@@ -5,16 +5,17 @@ from __future__ import annotations
 import csv
 import io
 
+from controller.floor.clock import ClockState
 from controller.floor.config import parse_floor_config
 from controller.floor.results import Finish
 from controller.floor.service import FloorService
 from controller.floor.store import FloorStore
 
 
-def test_season_csv_sums_corner_pocket_points_over_stored_events(tmp_path):
+def test_season_csv_sums_corner_pocket_points_over_stored_events(db_url):
     """corner_pocket:Point System.A: 20 points for 1st, 19 for 2nd ...; D: 10 points for perfect attendance
     (ann and bo played both stored events, cy one)."""
-    url = f"sqlite:///{tmp_path / 'registry.sqlite3'}"
+    url = db_url  # SQLite, and PostgreSQL where one is reachable
     cfg = parse_floor_config(
         {"floor": {"profile": "corner_pocket", "event": "week-3"}, "registry": {"url": url}}
     )
@@ -31,6 +32,12 @@ def test_season_csv_sums_corner_pocket_points_over_stored_events(tmp_path):
             ("cy", "18", "1"),
         ]
         # the clock survives in the same database
-        assert FloorStore(service.registry.db, "week-3").load_clock().started_at is None
+        store = FloorStore(service.registry.db, "week-3")
+        assert store.load_clock().started_at is None
+        store.save_clock(ClockState(100.0, 5.0, None, ((0, 60.0),)))
+        store.save_clock(ClockState(100.0, 7.5, 200.0, ((0, 60.0),)))
+        assert FloorStore(service.registry.db, "week-3").load_clock() == ClockState(
+            100.0, 7.5, 200.0, ((0, 60.0),)
+        )
     finally:
         service.registry.close()
