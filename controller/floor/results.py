@@ -116,7 +116,9 @@ def points_rule(profile: str, table: Sequence[int] | None = None) -> PointsRule:
         return PointsRule(CORNER_POCKET_POINTS, CORNER_POCKET_KNOCKOUT, "corner_pocket:Point System.A-B")
     if profile == "cool_mule":
         return PointsRule(tuple(table or ()), 0, "cool_mule:12.b")
-    return PointsRule(tuple(table or ()), 0, "the venue's points table (floor config)")
+    if not table:
+        return PointsRule((), 0, "none (no [points] table in the floor config)")
+    return PointsRule(tuple(table), 0, "the venue's points table (floor config)")
 
 
 def event_points(

@@ -226,6 +226,7 @@ class FloorService:
                 log_level="warning",
                 lifespan="off",
                 ws="none",
+                timeout_graceful_shutdown=2,  # an open page's event stream must not hold the floor's exit
             )
         )
         server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
