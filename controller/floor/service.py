@@ -55,6 +55,7 @@ class FloorService:
         self.outgoing: asyncio.Queue[Out] = asyncio.Queue(maxsize=10000)
         self.changed = asyncio.Condition()
         self.connected = False
+        self.closing = False
         self.messages = 0
 
     # ------------------------------------------------------------------ what the page and CLI call
@@ -124,7 +125,9 @@ class FloorService:
     async def wait_change(self, version: int, timeout: float = 10.0) -> None:
         async with self.changed:
             try:
-                await asyncio.wait_for(self.changed.wait_for(lambda: self.floor.version != version), timeout)
+                await asyncio.wait_for(
+                    self.changed.wait_for(lambda: self.floor.version != version or self.closing), timeout
+                )
             except TimeoutError:
                 pass
 
@@ -245,6 +248,9 @@ class FloorService:
         try:
             await stop.wait()
         finally:
+            self.closing = True  # the pages' event streams end, so the web server stops at once
+            async with self.changed:
+                self.changed.notify_all()
             server.should_exit = True
             for t in tasks[:2]:
                 t.cancel()

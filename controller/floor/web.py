@@ -30,13 +30,15 @@ def make_app(service: Any) -> Starlette:
     async def events(request: Request) -> Response:
         async def stream():
             version = -1
-            while True:
+            while not service.closing:
                 if await request.is_disconnected():
                     return
                 doc = service.view()
                 version = doc["version"]
                 yield f"data: {json.dumps(doc, separators=(',', ':'))}\n\n"
                 await service.wait_change(version, timeout=5.0)
+                if service.closing:
+                    return
                 await asyncio.sleep(PUSH_COALESCE_SECONDS)  # changes that come together go out as one push
 
         return StreamingResponse(
