@@ -356,7 +356,8 @@ class Floor:
     def _recompute(self) -> None:
         self._seats_dirty = False
         seats = self.table_seats()
-        self.proposals = proposals(self.cfg.profile, seats, self.cfg.breaking_order) if not self.moves else []
+        # confirmed moves count as made (table_seats), so a break's other moves stay on offer
+        self.proposals = proposals(self.cfg.profile, seats, self.cfg.breaking_order)
         self._changed()
 
     def confirm(self, move_id: str, now: float) -> list[Out]:

@@ -145,3 +145,51 @@ def test_page_says_when_late_registration_closes_dragons_den():
         "closes_at": 1000.0 + 1800,
     }
     assert not f.view(1000.0 + 31 * 60)["late_registration"]["open"]
+
+
+def table_state(players: dict[int, str], button: int, sb: int, bb: int, phase: str = "between_hands") -> dict:
+    return {
+        "table": {"seats": 6},
+        "seats": [{"seat": s, "player": p, "stack": 5000} for s, p in players.items()],
+        "phase": phase,
+        "button": button,
+        "blinds": {"sb_seat": sb, "bb_seat": bb},
+        "level": {"sb": 50, "bb": 100, "ante": 0},
+    }
+
+
+def test_breaking_a_table_move_by_move_dragons_den_5():
+    """dragons_den:5: players from a broken table 'assume the rights and responsibilities of the position'.
+    Each confirmed move sends `leave` (moved) to the broken table; the other moves stay on offer."""
+    f = floor_for("dragons_den", tables=("T1", "T2", "T3"))
+    send(f, "T1", "state", table_state({1: "a", 2: "b", 3: "c", 4: "d"}, 1, 2, 3), 1.0)
+    send(f, "T2", "state", table_state({1: "e", 2: "f", 3: "g", 5: "h"}, 1, 2, 3), 1.0)
+    send(f, "T3", "state", table_state({2: "x", 4: "y"}, 2, 4, 2), 1.0)
+    f.tick(1.1)
+    offered = f.view(1.1)["proposals"]
+    assert [(p["player"], p["kind"]) for p in offered] == [("x", "break"), ("y", "break")]
+    assert all("dragons_den:5" in p["text"] for p in offered)
+    outs = f.confirm(offered[0]["id"], 2.0)
+    assert [(o.topic, o.body["seat"], o.body["reason"]) for o in outs] == [
+        ("smarttable/v1/v/T3/cmd/leave", 2, "moved")
+    ]
+    left = f.view(2.0)["proposals"]
+    assert [p["player"] for p in left] == ["y"] and left[0]["to"] != offered[0]["to"]
+    assert f.view(2.0)["moves"][0]["status"] == "confirmed"
+
+
+def test_a_move_waits_for_the_hand_to_end_before_the_player_leaves():
+    f = floor_for("cool_mule", tables=("T1", "T2"))
+    send(
+        f, "T1", "state", table_state({1: "a", 2: "b", 3: "c", 4: "d", 5: "e"}, 1, 2, 3, phase="preflop"), 1.0
+    )
+    send(f, "T1", "events", {"type": "hand_start", "seq": 1}, 1.0)
+    send(f, "T2", "state", table_state({1: "p", 2: "q", 4: "r"}, 1, 2, 4), 1.0)
+    f.tick(1.1)
+    move = f.view(1.1)["proposals"][0]
+    assert "cool_mule:12.l" in move["text"]
+    assert f.confirm(move["id"], 2.0) == []  # T1 is in a hand: no leave yet
+    send(f, "T1", "events", {"type": "hand_end", "seq": 2}, 3.0)
+    outs = f.tick(3.1)
+    assert [o.topic for o in outs if "/cmd/leave" in o.topic] == ["smarttable/v1/v/T1/cmd/leave"]
+    assert f.tick(3.2) == []  # sent once
