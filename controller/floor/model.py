@@ -57,6 +57,9 @@ class TableModel:
     sent_level: tuple[int, int, int] | None = None
     sent_at: float = 0.0
     held_level: tuple[tuple[int, int, int], int] | None = None  # (level, hand_starts when held)
+    # seat -> the last player seen there: a table publishes `eliminated` with the seat only (its
+    # privacy list), and its next state may already show the seat empty
+    occupants: dict[int, str] = field(default_factory=dict)
     alerts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=5))
     busts: list[tuple[dict[str, Any], float]] = field(default_factory=list)
 
@@ -147,6 +150,8 @@ class Floor:
             return []
         if kind == "state":
             t.state = doc
+            for seat, entry in t.seats().items():
+                t.occupants[seat] = str(entry["player"])
             if isinstance(doc.get("phase"), str) and not t.hand_starts:
                 t.phase = doc["phase"]
             self._seats_dirty = True  # proposals are worked out at the next tick, once for many states
@@ -188,6 +193,8 @@ class Floor:
             t.phase = "between_hands"
         elif kind == "seat":
             player = str(line.get("player"))
+            if isinstance(line.get("seat"), int):
+                t.occupants[line["seat"]] = player
             if isinstance(line.get("name"), str):
                 self.names.setdefault(player, line["name"])
             for mid, m in list(self.moves.items()):
@@ -217,7 +224,17 @@ class Floor:
         kind = line.get("type")
         out: list[Out] = []
         if kind == "eliminated":
-            t.busts.append((line, now))
+            player = line.get("player") or t.occupants.get(line.get("seat"))  # type: ignore[arg-type]
+            if player is None:
+                self._alert(
+                    t.table_id,
+                    f"{t.table_id}: the player at seat {line.get('seat')} is out, but the floor "
+                    "never saw who sat there: place them by hand.",
+                    None,
+                    now,
+                )
+            else:
+                t.busts.append(({**line, "player": player}, now))
         else:
             out += self._flush_busts(t, now, force=True)
         if kind in ALERT_TYPES and kind != "eliminated":

@@ -1,9 +1,9 @@
 """A simulated table that speaks a real table's MQTT topics, for the floor's tests, bench and demo.
 
-It runs the real rules engine (`TableEngine`) and the service's own state view and command parser,
-so what it publishes (`status`, `state`, `events`, `rulings`, `reply`) is what a table publishes; it
-only leaves out the camera, the panel, the event log and the outbox. A card tap goes through the
-registry's real check-in (`TableCheckIn`) when one is given.
+It runs the real rules engine (`TableEngine`), the service's own state view, command parser and
+privacy filter, so what it publishes (`status`, `state`, `events`, `rulings`, `reply`) is what a
+table publishes; it leaves out the camera, the panel, the event log and the outbox. A card tap goes
+through the registry's real check-in (`TableCheckIn`) when one is given.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 from controller.mqtt.topics import TableTopics
 from controller.rules.engine import TableEngine
 from controller.service.commands import FIELDS, CommandError, parse_command
+from controller.service.privacy import public_line, public_snapshot
 from controller.service.snapshot import TableView, merge_engine_snapshot
 
 
@@ -93,14 +94,14 @@ class SimTable:
             self.seq += 1
             self.view.apply_input(line)
             await self._publish(
-                self.topics.events, {**line, "seq": self.seq, "t": time.time(), "source": source}
+                self.topics.events, {**public_line(line), "seq": self.seq, "t": time.time(), "source": source}
             )
         for o in outputs:
             self.seq += 1
             self.view.apply_output(o)
             self.outputs.append(o)
-            await self._publish(self.topics.rulings, {**o, "seq": self.seq, "t": time.time()})
-        await self._publish(self.topics.state, self.state(), retain=True)
+            await self._publish(self.topics.rulings, {**public_line(o), "seq": self.seq, "t": time.time()})
+        await self._publish(self.topics.state, public_snapshot(self.state()), retain=True)
         return outputs
 
     async def tap(self, uid: bytes, message: bytes, now: Any) -> Any:
@@ -112,7 +113,8 @@ class SimTable:
             else:
                 self.seq += 1
                 await self._publish(
-                    self.topics.events, {**line, "seq": self.seq, "t": time.time(), "source": "nfc"}
+                    self.topics.events,
+                    {**public_line(line), "seq": self.seq, "t": time.time(), "source": "nfc"},
                 )
         return result
 

@@ -193,3 +193,16 @@ def test_a_move_waits_for_the_hand_to_end_before_the_player_leaves():
     outs = f.tick(3.1)
     assert [o.topic for o in outs if "/cmd/leave" in o.topic] == ["smarttable/v1/v/T1/cmd/leave"]
     assert f.tick(3.2) == []  # sent once
+
+
+def test_a_bust_published_with_the_seat_only_is_placed_by_who_sat_there():
+    """A real table's `eliminated` carries seat and place only (its privacy list); its next state may
+    already show the seat empty. The floor remembers who sat where."""
+    f = floor_for("cool_mule", tables=("T1",), entrants=5)
+    send(f, "T1", "state", table_state({1: "a", 2: "b"}, 1, 2, 1), 1.0)
+    send(f, "T1", "state", table_state({1: "a"}, 1, 2, 1), 1.5)  # the state overtook the ruling
+    send(f, "T1", "rulings", {"type": "eliminated", "seat": 2, "place": 2, "seq": 9}, 1.6)
+    send(f, "T1", "rulings", {"type": "eliminated", "seat": 6, "place": 2, "seq": 10}, 1.6)  # nobody known
+    f.tick(2.0)
+    assert f.standings.finishes["b"].place == 5
+    assert any("never saw who sat there" in a["text"] for a in f.alerts)

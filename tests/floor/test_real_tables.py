@@ -1,0 +1,105 @@
+"""The floor with real table services: two `smart-table run` processes (simulated devices) on a real
+Mosquitto. The floor's level reaches both tables' engines, a bust is placed in the event, and a
+balancing move goes through the tables' own command handling (leave at one, seat moved at the other)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import aiomqtt
+
+from controller.floor.config import parse_floor_config
+from hil.mosquitto import free_port
+from tests.floor.conftest import running_floor, wait_for
+from tests.service.conftest import service_process, write_toml
+
+
+def table_toml(tmp_path, table: str, port: int):
+    (tmp_path / table).mkdir()
+    return write_toml(
+        tmp_path / table / "table.toml",
+        {
+            "table": {"seats": 6, "profile": "cool_mule", "venue": "den", "id": table},
+            "devices": {"camera": "none", "panel": "none", "nfc": "none"},
+            "broker": {"host": "127.0.0.1", "port": port},
+            "event_log": {"path": str(tmp_path / table / "events.db"), "synchronous": "normal"},
+        },
+    )
+
+
+async def test_floor_drives_real_table_services(tmp_path, mosquitto):
+    procs = [
+        service_process(table_toml(tmp_path, t, mosquitto.port), tmp_path / f"{t}.log") for t in ("T1", "T2")
+    ]
+    cfg = parse_floor_config(
+        {
+            "floor": {
+                "venue": "den",
+                "event": "E9",
+                "profile": "cool_mule",
+                "tables": ["T1", "T2"],
+                "seats": 6,
+                "clock_start": "manual",
+                "entrants": 8,
+            },
+            "registry": {"url": f"sqlite:///{tmp_path / 'registry.sqlite3'}"},
+            "broker": {"host": "127.0.0.1", "port": mosquitto.port, "client_id": "floor-real"},
+            "web": {"port": free_port()},
+            "structure": {"levels": [{"sb": 50, "bb": 100, "minutes": 20}]},
+        }
+    )
+    try:
+        async with (
+            aiomqtt.Client("127.0.0.1", mosquitto.port, protocol=aiomqtt.ProtocolVersion.V311) as director,
+            running_floor(cfg) as floor,
+        ):
+            f = floor.floor
+            await wait_for(
+                lambda: all(t.status == "online" for t in f.tables.values()),
+                timeout=30,
+                what="both tables online",
+            )
+            for table, seats in (("T1", (1, 2, 3, 4, 5)), ("T2", (1, 3, 5))):
+                for s in seats:
+                    body = {"seat": s, "player": f"{table}-{s}", "stack": 5000}
+                    await director.publish(f"smarttable/v1/den/{table}/cmd/seat", json.dumps(body), qos=1)
+            # the floor's level reached both tables' engines (their own retained state says so)
+            await wait_for(
+                lambda: all(
+                    (t.state.get("level") or {}).get("bb") == 100 and len(t.seats()) >= 3
+                    for t in f.tables.values()
+                ),
+                timeout=15,
+                what="level 1 and the players at both tables",
+            )
+            # 5 against 3: a balancing move by cool_mule:12.l, through the tables' own commands
+            proposal = (await wait_for(lambda: floor.view()["proposals"], what="a proposal"))[0]
+            assert "cool_mule:12.l" in proposal["text"]
+            await floor.confirm(proposal["id"])
+            move = f.moves[proposal["id"]].move
+            await wait_for(lambda: move.from_seat not in f.tables["T1"].seats(), what="the leave at T1")
+            await wait_for(lambda: f.moves[proposal["id"]].status == "left", what="the player walking")
+            await floor.seat_directly(proposal["id"])
+            await wait_for(
+                lambda: move.to_seat in f.tables["T2"].seats(), what="the moved player seated at T2"
+            )
+            assert f.tables["T2"].seats()[move.to_seat]["player"] == move.player
+            await wait_for(lambda: not f.moves, what="the move completed")
+            # a bust at T2 (the director's leave) is eighth of eight, not fourth at its table
+            seat = min(s for s in f.tables["T2"].seats() if s != move.to_seat)
+            gone = f.tables["T2"].seats()[seat]["player"]
+            await director.publish(
+                "smarttable/v1/den/T2/cmd/leave", json.dumps({"seat": seat, "reason": "eliminated"}), qos=1
+            )
+            await wait_for(lambda: gone in f.standings.finishes, timeout=10, what="the bust placed")
+            assert f.standings.finishes[gone].place == 8
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(10)
+            except Exception:
+                p.kill()
+        await asyncio.sleep(0)
