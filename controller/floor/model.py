@@ -229,7 +229,7 @@ class Floor:
                 self._alert(
                     t.table_id,
                     f"{t.table_id}: the player at seat {line.get('seat')} is out, but the floor "
-                    "never saw who sat there: place them by hand.",
+                    "never saw who sat there, so it cannot place them.",
                     None,
                     now,
                 )

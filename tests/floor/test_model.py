@@ -206,3 +206,26 @@ def test_a_bust_published_with_the_seat_only_is_placed_by_who_sat_there():
     f.tick(2.0)
     assert f.standings.finishes["b"].place == 5
     assert any("never saw who sat there" in a["text"] for a in f.alerts)
+
+
+def test_the_page_shows_the_rulebooks_chip_race_when_a_colour_up_begins():
+    """bar_league:Chip Race: 'starting left of the button, each player receives 1 card for every odd chip'."""
+    cfg = parse_floor_config(
+        {
+            "floor": {"venue": "v", "profile": "bar_league", "tables": ["T1"], "clock_start": "manual"},
+            "structure": {
+                "levels": [
+                    {"sb": 25, "bb": 50, "seconds": 60},
+                    {"sb": 100, "bb": 200, "seconds": 60, "colour_up": "25s out"},
+                ]
+            },
+        }
+    )
+    f = Floor(cfg, entrants=9)
+    f.clock_start(0.0)
+    assert f.view(30.0)["clock"]["colour_up"] is None
+    shown = f.view(61.0)["clock"]["colour_up"]
+    assert shown["rule"] == "bar_league:Chip Race" and shown["steps"][0] == "Colour-up: 25s out."
+    assert any("left of the button" in step for step in shown["steps"])
+    f.clock_pause(70.0)
+    assert f.view(500.0)["clock"]["seconds_left"] == 50.0 and not f.view(500.0)["clock"]["running"]
