@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -176,6 +177,7 @@ async def main_async(args: argparse.Namespace) -> int:
         floor.terminate()
         floor.wait(10)
         broker.kill()
+        shutil.rmtree(work, ignore_errors=True)
     lat = sorted((seen[k][0] - seen[k][2]) * 1000 for k in published if k in seen)
     to_floor = sorted((seen[k][1] - seen[k][2]) * 1000 for k in published if k in seen)
     to_page = sorted((seen[k][0] - seen[k][1]) * 1000 for k in published if k in seen)
