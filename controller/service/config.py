@@ -350,10 +350,9 @@ def no_file_defaults() -> dict[str, dict[str, Any]]:
     """`smart-table run` with no file (issue 18): the embedded broker on 1883, or on a free port where
     1883 is taken (Debian's Mosquitto listens there), and the event log in the state directory, not
     in whatever folder the command was started from."""
+    broker = BrokerConfig()
     return {
-        "broker": {
-            "embedded_port": _free_port_preferring(BrokerConfig.embedded_bind, BrokerConfig.embedded_port)
-        },
+        "broker": {"embedded_port": _free_port_preferring(broker.embedded_bind, broker.embedded_port)},
         "event_log": {"path": str(default_state_dir() / "events.db")},
     }
 
