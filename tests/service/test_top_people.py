@@ -71,7 +71,7 @@ async def test_top_on_an_unreachable_broker_says_so_and_exits_1():
 async def test_top_once_with_nothing_published_exits_1(tmp_path):
     cfg = table_config(tmp_path)
     async with TableService(cfg) as service:
-        code, text, _ = await _top(
+        code, _, _ = await _top(
             "--port", str(service.broker.port), "--venue", "other", "--table", "x", "--once"
         )
     assert code == 1
