@@ -169,9 +169,11 @@ def test_firmware_udev_unit_config_and_docs_agree_on_the_usb_link():
     hal = (FIRMWARE / "hal_pico.py").read_text()
     assert 'cfg.get("link", "usb")' in hal  # USB is the firmware's default link
     rule = next(
-        line for line in (repo / "systemd" / "99-smart-table.rules").read_text().splitlines() if "2e8a" in line
+        line
+        for line in (repo / "systemd" / "99-smart-table.rules").read_text().splitlines()
+        if "2e8a" in line and not line.startswith("#")
     )
-    assert 'SUBSYSTEM=="tty"' in rule and '"0005"' in rule and "SYMLINK+=\"smart-table/panel\"" in rule
+    assert 'SUBSYSTEM=="tty"' in rule and '"0005"' in rule and 'SYMLINK+="smart-table/panel"' in rule
     unit = (repo / "systemd" / "smart-table.service").read_text()
     assert "DeviceAllow=char-ttyACM rw" in unit and "example.invalid" not in unit
     table = (repo / "systemd" / "table.toml").read_text()
