@@ -332,13 +332,13 @@ def check_secret_files(cfg: Any) -> Check:
             problems.append(f"{key} {path}: {exc.strerror}")
             fixes.append(f"create {path}")
             continue
-        if mode & 0o077:
-            problems.append(f"{key} {path} is mode {mode:04o}, readable by others")
-            fixes.append(f"chmod 600 {path}")
+        if mode & 0o007:  # the service's group may read it (root:smart-table 0640), nobody else
+            problems.append(f"{key} {path} is mode {mode:04o}, readable by every user")
+            fixes.append(f"sudo chown root:smart-table {path} && sudo chmod 640 {path}")
     if problems:
         return Check("secrets", FAIL, "; ".join(problems), "; ".join(fixes))
     return Check(
-        "secrets", OK, f"{len(named)} file{'s' if len(named) > 1 else ''}, each readable by its owner only"
+        "secrets", OK, f"{len(named)} file{'s' if len(named) > 1 else ''}, none readable by other users"
     )
 
 
