@@ -84,3 +84,42 @@ def test_sim_list_describes_every_scenario():
     demo = next(b for b in blocks if b.startswith("demo "))
     assert "(cool_mule, 6 seats, 24 steps)" in demo and "misdeal" in demo
     assert all(len(b.splitlines()) >= 2 for b in blocks), "each name has its description under it"
+
+
+def test_the_live_view_wraps_rulings_and_counts_the_ones_it_no_longer_shows():
+    from types import SimpleNamespace
+
+    from hil.scenario import StepResult
+    from hil.sim_cli import LIVE_RULINGS, _view
+
+    scenario = load("demo")
+    rulings = [dict(HAND, number=n) for n in range(1, LIVE_RULINGS + 5)]
+    progress = SimpleNamespace(
+        scenario=scenario.name,
+        profile=scenario.profile,
+        broker="embedded",
+        started=0.0,
+        steps=[StepResult(s) for s in scenario.steps],
+        current=0,
+        artifacts="/tmp/x",
+    )
+    state = {"seats": [{"seat": 5, "player": "P4", "name": "Di"}]}
+    sim = SimpleNamespace(
+        progress=progress,
+        scenario=scenario,
+        observer=SimpleNamespace(rulings=rulings),
+        frames_pushed=3,
+        panel_shown=lambda: {"text": "HAND 2"},
+        service=SimpleNamespace(
+            health=SimpleNamespace(as_dict=lambda: {"camera": {"status": "ok"}}),
+            view=SimpleNamespace(snapshot=lambda: state),
+        ),
+    )
+    console = Console(record=True, width=80)
+    console.print(_view(sim))
+    text = console.export_text()
+    assert "... 4 earlier rulings (all in the report)" in text
+    flat = " ".join(text.replace("│", " ").split())
+    last = f"Hand {LIVE_RULINGS + 4} (re-deal): button seat 2 (Bo), small blind seat 4 (Cy), big blind seat 5 (Di);"
+    assert last in flat, "the whole sentence, wrapped to 80 columns, not cut"
+    assert "[borrowed from bluff_street: bluff_street:33.b]" in flat
