@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "firmware_bridge.cli",  # panel ...
     "hil.cli",  # sim, hil ..., demo
     "controller.doctor",  # doctor: an installed table's checks, one line each with the fix
+    "controller.homeassistant",  # homeassistant: MQTT discovery for Home Assistant
 )
 
 # Every command exits with one of these (issue 18); `smart-table --help` and README.md list them.
