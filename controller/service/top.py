@@ -80,6 +80,7 @@ class TopModel:
         self.status = "unknown"
         self.state: dict[str, Any] = {}
         self.rulings: deque[dict[str, Any]] = deque(maxlen=10)
+        self.rulings_received = 0  # all of them, so the view can say how many it no longer shows
         self.events: deque[dict[str, Any]] = deque(maxlen=6)
         self.connection = "connecting"
         self.last_message = 0.0
@@ -111,6 +112,7 @@ class TopModel:
                 if len(self.seen_seq) > 5000:
                     self.seen_seq = set(sorted(self.seen_seq)[-1000:])
             (self.rulings if kind == "rulings" else self.events).append(doc)
+            self.rulings_received += kind == "rulings"
 
 
 class Discovery:
@@ -203,7 +205,11 @@ def render(model: TopModel) -> Any:
     panel = s.get("panel") or {}
     alerts = Text("\n".join(_sentence(a, s) for a in s.get("alerts", []) if isinstance(a, dict)) or "none")
     shown, title = recent_rulings(model)
-    rulings = Text("\n".join(_sentence(r, s) for r in shown) or "none yet")
+    older = model.rulings_received - len(shown) if model.rulings else 0
+    lines = (
+        [f"... {older} earlier rulings not shown (all are in the table's event log)"] if older > 0 else []
+    ) + [_sentence(r, s) for r in shown]
+    rulings = Text("\n".join(lines) or "none yet")
     return Group(
         Panel(Group(head, level), title="smart-table top"),
         seats,

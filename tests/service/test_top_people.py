@@ -75,3 +75,22 @@ async def test_top_once_with_nothing_published_exits_1(tmp_path):
             "--port", str(service.broker.port), "--venue", "other", "--table", "x", "--once"
         )
     assert code == 1
+
+
+def test_top_says_how_many_rulings_it_no_longer_shows():
+    import json
+
+    from rich.console import Console
+
+    from controller.mqtt.topics import TableTopics
+    from controller.service.top import TopModel, render
+
+    model = TopModel(TableTopics("v", "t"))
+    for seq in range(1, 16):
+        ruling = {"type": "misdeal", "reason": "first_cards_exposed", "rule": "cool_mule:5.g", "seq": seq}
+        model.apply("smarttable/v1/v/t/rulings", json.dumps(ruling).encode())
+    console = Console(record=True, width=160)
+    console.print(render(model))
+    text = console.export_text()
+    assert "... 5 earlier rulings not shown" in text
+    assert text.count("MISDEAL: one of the first cards") == 10
