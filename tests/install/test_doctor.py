@@ -152,3 +152,28 @@ def test_a_layout_calibrated_for_another_table_size_fails(tmp_path):
     save_layout(default_layout(9, 1280, 720), tmp_path / "layout.toml")
     checks = by_part(asyncio.run(run_checks(load_config(cfg_path), Environment(timeout=3))))
     assert checks["layout"].status == FAIL and "9 seats" in checks["layout"].detail
+
+
+@pytest.mark.skipif(not mosquitto_installed(), reason="mosquitto is not installed")
+async def test_the_broker_check_verifies_tls_against_the_venue_ca(tmp_path):
+    from tests.service.test_mosquitto_tls import make_ca_and_server
+
+    ca, crt, key = make_ca_and_server(tmp_path / "pki", "venue")
+    other_ca, _, _ = make_ca_and_server(tmp_path / "other", "someone else")
+    (tmp_path / "broker").mkdir()
+    broker = Mosquitto(
+        tmp_path / "broker", extra=f"cafile {ca}\ncertfile {crt}\nkeyfile {key}\n", persistence=False
+    )
+    broker.start()
+    try:
+        base = load_config(write_config(tmp_path))
+        results = {}
+        for name, authority in (("venue", ca), ("other", other_ca)):
+            cfg = base.replace(
+                broker={"host": "127.0.0.1", "port": broker.port, "tls": True, "ca_file": str(authority)}
+            )
+            results[name] = by_part(await run_checks(cfg, Environment(timeout=3)))["broker"]
+    finally:
+        broker.kill()
+    assert results["venue"].status == OK and "(TLS)" in results["venue"].detail
+    assert results["other"].status == FAIL and "venue's CA" in results["other"].fix
