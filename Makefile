@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
             command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
             && { echo $$p; break; }; done)
 
-.PHONY: test demo lint bench clean venv
+.PHONY: test demo lint bench clean venv install-check
 
 venv: $(STAMP)
 
@@ -40,6 +40,11 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# docs/install.md performed on this Debian machine in a throwaway root (a clone of the committed tree);
+# `systemd/install-check.sh --system` does it for real on a clean Debian container or VM.
+install-check:
+	nice -n 10 systemd/install-check.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

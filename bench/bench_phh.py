@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_phh.py [--repeat 3] [FILE.phh ...]
 
-Defaults to ../shared/data/phh/pluribus/*/*.phh. Two figures per replayer: end to end (read and parse
+Defaults to the 160 hands of data/phh/pluribus/*/*.phh. Two figures per replayer: end to end (read and parse
 the file, then replay the hand) and replay only (files parsed beforehand). Ours is measured through the
 full table engine (`controller.rules.engine.TableEngine`, deal monitor and all) and through the hand
 logic alone (`DirectTable`). Each figure is the best of --repeat runs, the replayers taking turns so that
@@ -15,7 +15,6 @@ figures are printed. Goal: >= 10x pokerkit.
 from __future__ import annotations
 
 import argparse
-import glob
 import sys
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from controller import datapaths  # noqa: E402
 from controller.rules.phh import load, replay  # noqa: E402
 
 
@@ -32,9 +32,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     args = parser.parse_args()
-    files = args.files or sorted(
-        glob.glob(str(ROOT.parent / "shared" / "data" / "phh" / "pluribus" / "*" / "*.phh"))
-    )
+    files = args.files or [str(p) for p in datapaths.phh_files()]
     if not files:
         print("no PHH files found", file=sys.stderr)
         return 0

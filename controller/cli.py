@@ -20,7 +20,34 @@ COMMAND_MODULES = (
     "firmware_bridge.cli",  # panel ...
     "hil.cli",  # sim, hil ..., demo
     "controller.floor.cli",  # floor
+    "controller.doctor",  # doctor: an installed table's checks, one line each with the fix
+    "controller.homeassistant",  # homeassistant: MQTT discovery for Home Assistant
 )
+
+# Every command exits with one of these (issue 18); `smart-table --help` and README.md list them.
+EXIT_OK = 0  # it did what was asked; every check passed
+EXIT_FAILED = 1  # it ran, and a check failed (a hand differs, a scenario step failed, a doctor check)
+EXIT_USAGE = 2  # bad usage or bad input: an unknown option, a missing or unreadable file, a bad config
+EXIT_CODES = """exit codes:
+  0  success: it did what was asked, every check passed
+  1  it ran and a check failed (a hand that differs, a scenario step, a doctor check, a broker unreachable)
+  2  bad usage or bad input (an unknown option, a missing or unreadable file, a bad configuration)
+  130  interrupted (Ctrl-C)"""
+
+
+def version() -> str:
+    """The installed distribution's version (pyproject.toml's), or the source tree's when not installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("smart-table")
+    except PackageNotFoundError:
+        import tomllib
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        return str(tomllib.loads(pyproject.read_text())["project"]["version"])
 
 
 def optional_module(name: str):
@@ -39,7 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="smart-table",
         description="Smart poker table controller: sees the felt, rules on misdeals and the dead button, "
         "shows rulings on the LED panel and publishes them over MQTT.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"smart-table {version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = optional_module(name)
@@ -54,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     try:
         return int(handler(args) or 0)
     except KeyboardInterrupt:

@@ -6,8 +6,8 @@ how the camera sees it (felt colour, lighting gradient, blur, noise, perspective
 it into a BGR frame plus the truth: every card's corners in pixels, face, code and how much of it
 is visible, the button, the chips. Everything is deterministic given the seed.
 
-Card images come from the GPL decks in ../shared/data/decks (resolved relative to this repository;
-`SMART_TABLE_DECKS` names another folder). They are read at run time and never copied here.
+Card images come from the GPL decks the repository carries in data/decks (with their licence; found
+through controller/datapaths.py, `SMART_TABLE_DECKS` names another folder). They are read at run time.
 """
 
 from __future__ import annotations
@@ -58,15 +58,14 @@ CHIP_COLOURS = {
 
 # -- deck images -------------------------------------------------------------------------------
 def decks_root() -> Path:
-    """Folder holding one sub-folder per deck: $SMART_TABLE_DECKS, else ../shared/data/decks."""
+    """Folder holding one sub-folder per deck: $SMART_TABLE_DECKS, else the data helper's "decks"
+    (the repository's data/decks; see controller/datapaths.py)."""
     env = os.environ.get("SMART_TABLE_DECKS")
     if env:
         return Path(env)
-    repo = Path(__file__).resolve().parents[1]
-    for cand in (repo.parent / "shared" / "data" / "decks", repo / "hil" / "decks"):
-        if cand.is_dir():
-            return cand
-    return repo.parent / "shared" / "data" / "decks"
+    from controller import datapaths
+
+    return datapaths.find_or_none("decks") or datapaths.DATA / "decks"
 
 
 def deck_dir(deck: str) -> Path:

@@ -111,10 +111,26 @@ def cmd_sim(args: argparse.Namespace) -> int:
     from hil.scenario import DEFAULT_SCENARIO, shipped
 
     if args.list:
-        for path in shipped():
-            print(path.stem)
+        print_scenario_list(shipped())
         return 0
     return run_cli([args.scenario or DEFAULT_SCENARIO], args)
+
+
+def print_scenario_list(paths: list[Path]) -> None:
+    """`sim --list`: each shipped scenario's name to type, its rulebook, and what it shows."""
+    import textwrap
+
+    from hil.scenario import ScenarioError, load
+
+    for path in paths:
+        try:
+            sc = load(path)
+        except ScenarioError as exc:  # a broken shipped file is named, the list goes on
+            print(f"{path.stem}\n    (cannot be read: {exc})\n")
+            continue
+        print(f"{path.stem}  ({sc.profile}, {sc.seats} seats, {len(sc.steps)} steps)")
+        about = sc.name + (": " + " ".join(sc.description.split()) if sc.description else "")
+        print(textwrap.fill(about, width=100, initial_indent="    ", subsequent_indent="    ") + "\n")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -255,8 +271,9 @@ def _view(sim: Any) -> Any:
     from rich.console import Group
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
-    from hil.scenario import describe_ruling
+    from controller.sentences import sentence
 
     p = sim.progress
     head = Table.grid(padding=(0, 2))
@@ -278,11 +295,16 @@ def _view(sim: Any) -> Any:
         panel_text = shown.get("text") or ""
     except Exception:
         pass
-    rulings = Table(show_header=False, box=None, padding=(0, 1))
+    rulings = Table(show_header=False, box=None, padding=(0, 1), expand=True)
+    rulings.add_column(overflow="fold")  # wrapped to the terminal, never cut
     obs = sim.observer
-    for r in obs.rulings[-6:] if obs is not None else []:
-        colour = "red" if r.get("type") in ("misdeal", "button_misplaced", "error", "dead_hand") else "white"
-        rulings.add_row(f"[{colour}]{describe_ruling(r)[:90]}[/]")
+    seen = obs.rulings if obs is not None else []
+    names = _names(sim)
+    if len(seen) > LIVE_RULINGS:
+        rulings.add_row(f"[dim]... {len(seen) - LIVE_RULINGS} earlier rulings (all in the report)[/]")
+    for r in seen[-LIVE_RULINGS:]:
+        colour = "red" if r.get("type") in ALERT_TYPES else "white"
+        rulings.add_row(Text(sentence(r, names, p.profile), style=colour))
     parts = []
     try:
         for name, part in sim.service.health.as_dict().items():
@@ -297,8 +319,27 @@ def _view(sim: Any) -> Any:
     return Group(head, body, Panel(rulings, title="rulings on MQTT"), foot)
 
 
+LIVE_RULINGS = 6  # the newest rulings in the live view; the count of older ones is shown
+ALERT_TYPES = ("misdeal", "button_misplaced", "error", "dead_hand")
+SUMMARY_ALERTS = 10  # alerts printed in the summary; the rest are counted, and all are in the report
+
+
+def _names(sim: Any) -> dict[int, str]:
+    """Who sits where, for the sentences: the scenario's players, then the table's own state."""
+    from controller.sentences import names_by_seat
+
+    names = {pl.seat: pl.name for pl in getattr(sim.scenario, "players", ()) if pl.seat}
+    try:
+        names.update(names_by_seat(sim.service.view.snapshot().get("seats", [])))
+    except Exception:  # the view is best effort: a table still starting has no state yet
+        pass
+    return names
+
+
 def print_result(console: Any, result: Any, demo: bool = False) -> None:
-    from hil.scenario import describe_ruling
+    from rich.markup import escape
+
+    from controller.sentences import sentence
 
     colour = "green" if result.passed else "red"
     console.print(f"[{colour}]{result.summary()}[/]")
@@ -311,7 +352,11 @@ def print_result(console: Any, result: Any, demo: bool = False) -> None:
             f"  {len(rulings)} rulings published: " + ", ".join(f"{k} x{n}" for k, n in sorted(kinds.items()))
         )
         alerts = [r for r in rulings if r.get("type") in ("misdeal", "button_misplaced", "dead_hand")]
-        for r in alerts[:6]:
-            console.print(f"  - {describe_ruling(r)}  [dim]{r.get('rule', '')}[/]")
+        names = {pl.seat: pl.name for pl in result.scenario.players if pl.seat}
+        profile = result.scenario.profile
+        for r in alerts[:SUMMARY_ALERTS]:
+            console.print(f"  - {escape(sentence(r, names, profile))}")
+        if len(alerts) > SUMMARY_ALERTS:
+            console.print(f"  ... and {len(alerts) - SUMMARY_ALERTS} more alerts (all in report.html)")
     if result.artifacts:
         console.print(f"  artifacts: {result.artifacts}/  (open {result.artifacts}/report.html)")

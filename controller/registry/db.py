@@ -217,7 +217,14 @@ class Database:
 
     @classmethod
     def _open_postgres(cls, url: str) -> Database:
-        import psycopg
+        try:
+            import psycopg
+        except ImportError:  # the driver is an extra (issue 18): SQLite tables need none
+            raise RegistryError(
+                f"registry {_redact(url)}: PostgreSQL needs its driver: "
+                ".venv/bin/pip install 'smart-table[postgres]' (or use a SQLite file)",
+                "db_unavailable",
+            ) from None
 
         try:
             conn = psycopg.connect(url, autocommit=True, connect_timeout=5)

@@ -62,7 +62,7 @@ def _replay(args: argparse.Namespace) -> int:
     if args.profile not in PROFILE_NAMES:
         print(f"smart-table hands replay: unknown profile {args.profile!r}", file=sys.stderr)
         return 2
-    agree = fractional = differ = unusable = 0
+    agree = fractional = differ = unusable = unreadable = 0
     for path in args.files:
         try:
             result = replay(load(path), args.profile, args.engine)
@@ -70,6 +70,7 @@ def _replay(args: argparse.Namespace) -> int:
             if not isinstance(exc, PhhError):
                 exc = PhhError(f"{path}: cannot replay ({type(exc).__name__}: {exc})")
             unusable += 1
+            unreadable += not Path(path).is_file()  # bad input: exit 2, as every command (issue 18)
             if args.json:
                 print(json.dumps({"file": path, "error": str(exc), "match": False}), flush=True)
             else:
@@ -100,6 +101,8 @@ def _replay(args: argparse.Namespace) -> int:
         f"{differ} differ, {unusable} unusable"
     )
     print(summary, file=sys.stderr if args.json else sys.stdout)
+    if unreadable:
+        return 2
     return 0 if differ == 0 and unusable == 0 else 1
 
 

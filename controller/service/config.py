@@ -1,7 +1,7 @@
 """The table service's configuration: one TOML file, validated in full before anything starts.
 
 Every setting has a default that runs the simulated table (devices `sim`, embedded broker, event log
-in the working directory), so `smart-table run` with no file at all is the zero-setup demo. A file is
+in the state directory when there is no file), so `smart-table run` with no file at all is the zero-setup demo. A file is
 checked key by key: an unknown key, a wrong type or a value out of range is refused with a message
 that names the file and the dotted key (`table.toml: broker.port: expected an integer 1..65535`).
 Every problem is reported at once, not just the first.
@@ -333,7 +333,7 @@ def parse_config(raw: dict[str, Any], source: str = "<config>") -> Config:
 def load_config(path: str | os.PathLike[str] | None) -> Config:
     """Read and validate a TOML file; None gives the simulated table's defaults."""
     if path is None:
-        return parse_config({}, "<defaults>")
+        return parse_config(no_file_defaults(), "<defaults>")
     name = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -344,6 +344,46 @@ def load_config(path: str | os.PathLike[str] | None) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(name, [f"not valid TOML: {exc}"]) from None
     return parse_config(raw, name)
+
+
+def no_file_defaults() -> dict[str, dict[str, Any]]:
+    """`smart-table run` with no file (issue 18): the embedded broker on 1883, or on a free port where
+    1883 is taken (Debian's Mosquitto listens there), and the event log in the state directory, not
+    in whatever folder the command was started from."""
+    broker = BrokerConfig()
+    return {
+        "broker": {"embedded_port": _free_port_preferring(broker.embedded_bind, broker.embedded_port)},
+        "event_log": {"path": str(default_state_dir() / "events.db")},
+    }
+
+
+def default_state_dir() -> Path:
+    """$STATE_DIRECTORY (systemd), else $XDG_STATE_HOME/smart-table, else /var/lib/smart-table for
+    root, else ~/.local/state/smart-table (the XDG default)."""
+    systemd = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+    if systemd:
+        return Path(systemd)
+    xdg = os.environ.get("XDG_STATE_HOME", "")
+    if xdg:
+        return Path(xdg) / "smart-table"
+    if os.geteuid() == 0:
+        return Path("/var/lib/smart-table")
+    return Path.home() / ".local" / "state" / "smart-table"
+
+
+def _free_port_preferring(host: str, port: int) -> int:
+    """`port` if it can be listened on now, else a free one (a race with another process remains;
+    the broker's own error then names the port)."""
+    import socket
+
+    for want in (port, 0):
+        with socket.socket() as sock:
+            try:
+                sock.bind((host, want))
+            except OSError:
+                continue
+            return int(sock.getsockname()[1])
+    return port
 
 
 def read_secret(path: str) -> str:

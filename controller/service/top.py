@@ -1,7 +1,10 @@
-"""`smart-table top`: a live terminal view of one table, built only from its MQTT topics.
+"""`smart-table top`: a live terminal view of a table, built only from its MQTT topics.
 
-`TopModel` folds the messages (pure), `render` draws it with rich; the same view works against the
-embedded broker and Mosquitto, from the table's Pi or from the director's laptop.
+`TopModel` folds one table's messages (pure), `render` draws it with rich; `Discovery` folds every
+table of the broker when none is named (`smart-table top` alone lists what it finds). Rulings read as
+the `--pretty` sentences with player names (controller/sentences.py); a view started after a ruling
+shows it from the retained state. The same view works against the embedded broker and Mosquitto,
+from the table's Pi or from the director's laptop. An unreachable broker exits 1.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from controller.mqtt.topics import TableTopics
+from controller.mqtt.topics import ROOT, TableTopics
 
 STATUS_STYLE = {
     "ok": "green",
@@ -37,28 +40,36 @@ class TopOptions:
     once: bool = False
     wait: float = 1.0
 
+    @property
+    def discover(self) -> bool:
+        """No table named (no --config, --venue or --table): list every table the broker knows."""
+        return not (self.venue and self.table)
+
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> TopOptions:
         from controller.service.config import ConfigError, load_config, read_secret
 
+        if args.config:
+            try:
+                cfg = load_config(args.config)
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from None
+            b = cfg.broker
+            host = args.host or b.host or "127.0.0.1"
+            port = args.port or (b.port if b.host else b.embedded_port)
+            venue, table = args.venue or cfg.table.venue, args.table or cfg.table.id
+            username, password_file = args.username or b.username, args.password_file or b.password_file
+        else:  # the broker on this machine, and whatever tables it carries
+            host, port = args.host or "127.0.0.1", args.port or 1883
+            venue, table = args.venue or "", args.table or ""
+            if bool(venue) != bool(table):
+                venue, table = venue or "+", table or "+"  # one level named: discover within it
+            username, password_file = args.username or "", args.password_file or ""
         try:
-            cfg = load_config(args.config) if args.config else load_config(None)
-        except ConfigError as exc:
-            raise ValueError(str(exc)) from None
-        b = cfg.broker
-        host = args.host or b.host or "127.0.0.1"
-        port = args.port or (b.port if b.host else b.embedded_port)
-        password = read_secret(args.password_file) if args.password_file else read_secret(b.password_file)
-        return cls(
-            host=host,
-            port=port,
-            venue=args.venue or cfg.table.venue,
-            table=args.table or cfg.table.id,
-            username=args.username or b.username,
-            password=password,
-            once=args.once,
-            wait=args.wait,
-        )
+            password = read_secret(password_file)
+        except OSError as exc:
+            raise ValueError(f"--password-file {password_file}: cannot read: {exc.strerror}") from None
+        return cls(host, port, venue, table, username, password, args.once, args.wait)
 
 
 class TopModel:
@@ -69,6 +80,7 @@ class TopModel:
         self.status = "unknown"
         self.state: dict[str, Any] = {}
         self.rulings: deque[dict[str, Any]] = deque(maxlen=10)
+        self.rulings_received = 0  # all of them, so the view can say how many it no longer shows
         self.events: deque[dict[str, Any]] = deque(maxlen=6)
         self.connection = "connecting"
         self.last_message = 0.0
@@ -100,13 +112,42 @@ class TopModel:
                 if len(self.seen_seq) > 5000:
                     self.seen_seq = set(sorted(self.seen_seq)[-1000:])
             (self.rulings if kind == "rulings" else self.events).append(doc)
+            self.rulings_received += kind == "rulings"
 
 
-def _line_text(doc: dict[str, Any]) -> str:
-    rest = {k: v for k, v in doc.items() if k not in ("type", "seq", "t", "source")}
-    return f"{doc.get('type', '?')} " + " ".join(
-        f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in rest.items()
-    )
+class Discovery:
+    """Every table seen on the broker (`smarttable/v1/+/+/#`), each folded by its own TopModel."""
+
+    def __init__(self, venue: str = "+", table: str = "+") -> None:
+        self.filter = f"{ROOT}/{venue or '+'}/{table or '+'}/#"
+        self.tables: dict[tuple[str, str], TopModel] = {}
+        self.connection = "connecting"
+
+    def apply(self, topic: str, payload: bytes) -> None:
+        parts = topic.split("/")
+        if len(parts) < 5 or "/".join(parts[:2]) != ROOT:
+            return
+        key = (parts[2], parts[3])
+        if key not in self.tables:
+            self.tables[key] = TopModel(TableTopics(*key))
+            self.tables[key].connection = self.connection
+        self.tables[key].apply(topic, payload)
+
+
+def _sentence(doc: dict[str, Any], state: dict[str, Any]) -> str:
+    from controller.sentences import names_by_seat, sentence
+
+    table = state.get("table") if isinstance(state.get("table"), dict) else {}
+    return sentence(doc, names_by_seat(state.get("seats") or []), table.get("profile"))
+
+
+def recent_rulings(model: TopModel) -> tuple[list[dict[str, Any]], str]:
+    """The rulings to show and where they come from: those received live, else the ones the retained
+    state carries (a view started after the ruling still shows it)."""
+    if model.rulings:
+        return list(model.rulings), "last rulings"
+    kept = [r for r in model.state.get("last_rulings") or [] if isinstance(r, dict)]
+    return kept, "last rulings (from the table's retained state)"
 
 
 def render(model: TopModel) -> Any:
@@ -156,14 +197,19 @@ def render(model: TopModel) -> Any:
         )
     health = Table(title="health", expand=True)
     for col in ("part", "status", "detail"):
-        health.add_column(col)
+        health.add_column(col, overflow="fold")  # wrapped, never cut
     for name, h in sorted((s.get("health") or {}).items()):
         if isinstance(h, dict):
             st = str(h.get("status", "?"))
-            health.add_row(name, Text(st, STATUS_STYLE.get(st, "")), str(h.get("detail", ""))[:60])
+            health.add_row(name, Text(st, STATUS_STYLE.get(st, "")), Text(str(h.get("detail", ""))))
     panel = s.get("panel") or {}
-    alerts = Text("\n".join(_line_text(a) for a in s.get("alerts", []) if isinstance(a, dict)) or "none")
-    rulings = Text("\n".join(_line_text(r) for r in model.rulings) or "none yet")
+    alerts = Text("\n".join(_sentence(a, s) for a in s.get("alerts", []) if isinstance(a, dict)) or "none")
+    shown, title = recent_rulings(model)
+    older = model.rulings_received - len(shown) if model.rulings else 0
+    lines = (
+        [f"... {older} earlier rulings not shown (all are in the table's event log)"] if older > 0 else []
+    ) + [_sentence(r, s) for r in shown]
+    rulings = Text("\n".join(lines) or "none yet")
     return Group(
         Panel(Group(head, level), title="smart-table top"),
         seats,
@@ -175,14 +221,57 @@ def render(model: TopModel) -> Any:
             title="panel",
         ),
         Panel(alerts, title="alerts"),
-        Panel(rulings, title="last rulings"),
+        Panel(rulings, title=title),
         health,
     )
 
 
-async def watch(options: TopOptions, model: TopModel, on_update: Any, stop: asyncio.Event) -> None:
+def render_discovery(found: Discovery, options: TopOptions) -> Any:
+    """One table: its full view. Several: one line each, the newest ruling as a sentence."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    where = f"{options.host}:{options.port}"
+    if not found.tables:
+        return Text(
+            f"no table seen on {where} yet ({found.connection}); tables publish under "
+            f"{ROOT}/<venue>/<table>/, check the broker and its credentials"
+        )
+    if len(found.tables) == 1:
+        ((venue, table),) = found.tables
+        head = Text(f"1 table on {where}: {venue}/{table}  (smart-table top --venue {venue} --table {table})")
+        return Group(head, render(found.tables[(venue, table)]))
+    listing = Table(title=f"{len(found.tables)} tables on {where}", expand=True)
+    for col in ("table", "status", "profile", "hand", "phase", "latest ruling"):
+        listing.add_column(col, overflow="fold")
+    for (venue, table), model in sorted(found.tables.items()):
+        s = model.state
+        info = s.get("table") if isinstance(s.get("table"), dict) else {}
+        shown, _ = recent_rulings(model)
+        listing.add_row(
+            f"{venue}/{table}",
+            Text(model.status, "green" if model.status == "online" else "red"),
+            str(info.get("profile", "?")),
+            str(s.get("hand_number") or "-"),
+            str(s.get("phase", "-")),
+            _sentence(shown[-1], s) if shown else "none yet",
+        )
+    return Group(listing, Text("one table in full: smart-table top --venue VENUE --table TABLE"))
+
+
+class BrokerUnreachable(Exception):
+    """The first connection failed: nothing to show, and the command says so and exits non-zero."""
+
+
+async def watch(
+    options: TopOptions, model: TopModel | Discovery, on_update: Any, stop: asyncio.Event, topic: str = ""
+) -> None:
+    """Subscribe and fold messages until stopped; reconnect when a connection that worked drops.
+    Raises BrokerUnreachable when the very first connection fails."""
     import aiomqtt
 
+    connected_once = False
     while not stop.is_set():
         try:
             async with aiomqtt.Client(
@@ -193,8 +282,9 @@ async def watch(options: TopOptions, model: TopModel, on_update: Any, stop: asyn
                 protocol=aiomqtt.ProtocolVersion.V311,
                 timeout=5,
             ) as client:
+                connected_once = True
                 model.connection = f"{options.host}:{options.port}"
-                await client.subscribe(model.topics.prefix + "/#", qos=1)
+                await client.subscribe(topic or model.topics.prefix + "/#", qos=1)
                 on_update()
                 async for message in client.messages:
                     payload = (
@@ -205,33 +295,63 @@ async def watch(options: TopOptions, model: TopModel, on_update: Any, stop: asyn
                     model.apply(str(message.topic), payload)
                     on_update()
         except aiomqtt.MqttError as exc:
+            if not connected_once:
+                raise BrokerUnreachable(
+                    f"cannot reach the broker at {options.host}:{options.port}: {exc}"
+                ) from None
             model.connection = f"unreachable ({exc})"
             on_update()
             await asyncio.sleep(2)
 
 
 def run_top(options: TopOptions) -> int:
+    """0: a table was shown; 1: the broker is unreachable, or (with --once) no table was seen."""
+    import sys
+
     from rich.console import Console
     from rich.live import Live
 
-    model = TopModel(TableTopics(options.venue, options.table))
     console = Console()
+    if options.discover:
+        found = Discovery(options.venue, options.table)
+        model: TopModel | Discovery = found
+        topic = found.filter
+
+        def view() -> Any:
+            return render_discovery(found, options)
+
+        def seen() -> bool:
+            return bool(found.tables)
+    else:
+        single = TopModel(TableTopics(options.venue, options.table))
+        model, topic = single, ""
+
+        def view() -> Any:
+            return render(single)
+
+        def seen() -> bool:
+            return bool(single.state)
 
     async def main() -> int:
         stop = asyncio.Event()
         if options.once:
-            task = asyncio.create_task(watch(options, model, lambda: None, stop))
-            await asyncio.sleep(options.wait)
+            task = asyncio.create_task(watch(options, model, lambda: None, stop, topic))
+            done, _ = await asyncio.wait({task}, timeout=options.wait)
+            if task in done and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
             stop.set()
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-            console.print(render(model))
-            return 0 if model.state else 1
-        with Live(render(model), console=console, refresh_per_second=4, screen=False) as live:
-            await watch(options, model, lambda: live.update(render(model)), stop)
+            console.print(view())
+            return 0 if seen() else 1
+        with Live(view(), console=console, refresh_per_second=4, screen=False) as live:
+            await watch(options, model, lambda: live.update(view()), stop, topic)
         return 0
 
     try:
         return asyncio.run(main())
+    except BrokerUnreachable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 0

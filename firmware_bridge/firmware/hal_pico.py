@@ -1,7 +1,14 @@
 """Hardware layer for the Raspberry Pi Pico (RP2040) under MicroPython.
 
-Wiring (defaults, override in panel_config.json on the Pico's flash):
-    UART0 TX=GP0 RX=GP1 at 115200 baud to the Pi's UART (or a USB-serial adapter)
+The panel protocol runs on one of two links (`"link"` in panel_config.json):
+    "usb" (default): the Pico's own USB serial (CDC), plugged into the Pi: it appears there as
+        /dev/ttyACM0 (udev names it /dev/smart-table/panel). The firmware takes the USB serial for
+        the protocol: Ctrl-C no longer breaks into the REPL (`micropython.kbd_intr(-1)`, a frame may
+        hold a 0x03 byte) and log lines are kept in memory instead of printed. To reach the REPL
+        again (mpremote, Thonny), hold NEW HAND while plugging the Pico in: main.py then stops.
+    "uart": UART0 TX=GP0 RX=GP1 at 115200 baud to the Pi's GPIO UART (or a USB-serial adapter);
+        the USB serial stays MicroPython's REPL and the log lines go there.
+Other wiring (defaults, override in panel_config.json on the Pico's flash):
     WS2812 data on GP2, one segment of `leds_per_seat` LEDs per seat, seat 1 first, clockwise
     buttons to ground on GP14 (NEW HAND) and GP15 (CALL DIRECTOR), internal pull-ups
     SSD1306 128x32 OLED on I2C0 SDA=GP4 SCL=GP5 (optional: without it the panel runs LEDs only)
@@ -9,12 +16,46 @@ A hardware watchdog resets the board if the main loop ever stops for 8 s.
 """
 
 import json
+import sys
 import time
 
 import machine
 import neopixel
 
 CONFIG_FILE = "panel_config.json"
+LINKS = ("usb", "uart")
+LOG_LINES = 20  # log lines kept in memory on the USB link (`import hal_pico; hal_pico.LOG` in the REPL)
+LOG = []
+
+
+class UsbSerial:
+    """The Pico's USB serial (CDC) as the protocol link: stdin/stdout in binary, never blocking."""
+
+    def __init__(self):
+        import select
+
+        import micropython
+
+        micropython.kbd_intr(-1)  # a frame byte 0x03 must not raise KeyboardInterrupt
+        self._in = sys.stdin.buffer
+        self._out = sys.stdout.buffer
+        self._poll = select.poll()
+        self._poll.register(sys.stdin, select.POLLIN)
+
+    def any(self):
+        return bool(self._poll.poll(0))
+
+    def read(self):
+        data = b""
+        while len(data) < 512 and self._poll.poll(0):
+            chunk = self._in.read(1)
+            if not chunk:
+                break
+            data += chunk
+        return data or None
+
+    def write(self, data):
+        self._out.write(data)
 
 
 class PicoHal:
@@ -28,14 +69,20 @@ class PicoHal:
         cfg = self._cfg
         seats = cfg.get("seats", 10)
         per_seat = cfg.get("leds_per_seat", 8)
-        self.uart = machine.UART(
-            cfg.get("uart", 0),
-            baudrate=cfg.get("baudrate", 115200),
-            tx=machine.Pin(cfg.get("uart_tx", 0)),
-            rx=machine.Pin(cfg.get("uart_rx", 1)),
-            rxbuf=1024,
-            txbuf=1024,
-        )
+        self.link = cfg.get("link", "usb")
+        if self.link not in LINKS:
+            self.link = "usb"  # a typo must not leave the panel deaf; the host sees which in HELLO logs
+        if self.link == "usb":
+            self.uart = UsbSerial()
+        else:
+            self.uart = machine.UART(
+                cfg.get("uart", 0),
+                baudrate=cfg.get("baudrate", 115200),
+                tx=machine.Pin(cfg.get("uart_tx", 0)),
+                rx=machine.Pin(cfg.get("uart_rx", 1)),
+                rxbuf=1024,
+                txbuf=1024,
+            )
         self.np = neopixel.NeoPixel(machine.Pin(cfg.get("led_pin", 2)), seats * per_seat)
         self.pins = [
             (1, machine.Pin(cfg.get("new_hand_pin", 14), machine.Pin.IN, machine.Pin.PULL_UP)),
@@ -114,7 +161,12 @@ class PicoHal:
             f.write(text)
 
     def log(self, text):
-        print(text)
+        if self.link == "uart":
+            print(text)  # the USB serial is the REPL's: a person may be watching
+            return
+        LOG.append(text)  # printing would put text into the protocol stream
+        if len(LOG) > LOG_LINES:
+            LOG.pop(0)
 
     def state_changed(self, snapshot):
         pass

@@ -352,11 +352,11 @@ def test_plain_phh_actions_are_read_as_split_actions_are():
     """to_lines reads "pK f" and "pK cc" by looking the whole text up; with that table empty every action
     is split into words: the lines must be the same for every sample hand."""
     import glob
-    from pathlib import Path
 
+    from controller import datapaths
     from controller.rules import phh
 
-    root = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "pluribus"
+    root = datapaths.find("phh/pluribus")
     files = sorted(glob.glob(str(root / "*" / "*.phh")))
     hands = [phh.load(f) for f in files]
     quick = [phh.to_lines(h) for h in hands]
@@ -371,9 +371,10 @@ def test_a_phh_file_reads_alike_whatever_its_line_ends(tmp_path):
     import glob
     from pathlib import Path
 
+    from controller import datapaths
     from controller.rules import phh
 
-    root = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "pluribus"
+    root = datapaths.find("phh/pluribus")
     source = sorted(glob.glob(str(root / "*" / "*.phh")))[0]
     raw = Path(source).read_bytes()
     expected = phh.load(source)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 import json
 import re
 import subprocess
@@ -12,20 +11,18 @@ from pathlib import Path
 
 import pytest
 
+from controller import datapaths
 from controller.rules.phh import PhhError, export_event_log, load, parse, replay, to_lines
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
-if not SHARED.exists():
-    SHARED = Path(__file__).resolve().parents[2] / "../shared"
-PHH_DIR = SHARED / "data" / "phh"
-PLURIBUS = sorted(glob.glob(str(PHH_DIR / "pluribus" / "*" / "*.phh")))
-needs_sample = pytest.mark.skipif(not PLURIBUS, reason="../shared/data/phh is not present")
+PHH_DIR = datapaths.find("phh")  # the repository's data/phh (controller/datapaths.py)
+PLURIBUS = [str(p) for p in datapaths.phh_files()]
+needs_sample = pytest.mark.skipif(not PLURIBUS, reason="data/phh holds no hands")
 SMART_TABLE = [sys.executable, "-m", "controller.cli"]
 
 
 @needs_sample
 def test_cli_replay_agrees_on_all_160_pluribus_hands():
-    """`smart-table hands replay ../shared/data/phh/pluribus/*/*.phh --json`: one object per hand, all match."""
+    """`smart-table hands replay data/phh/pluribus/*/*.phh --json`: one object per hand, all match."""
     index = json.loads((PHH_DIR / "INDEX.json").read_text())
     assert len(PLURIBUS) == index["count"] == 160
     proc = subprocess.run(

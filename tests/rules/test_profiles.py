@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from controller import datapaths
 from controller.rules.errors import ProfileError
 from controller.rules.profile import PROFILE_DIR, PROFILE_NAMES, load_profile, load_profile_file
 
-RULEBOOKS = Path(__file__).resolve().parents[2].parent / "shared" / "rulebooks"
+RULEBOOKS = datapaths.find("rulebooks")  # the repository's data/rulebooks (controller/datapaths.py)
 CITATION = re.compile(r"^(cool_mule|bar_league|dragons_den|corner_pocket|bluff_street):\S.*$")
 
 
@@ -28,7 +29,6 @@ def test_every_setting_cites_a_rule_of_one_of_the_five_rulebooks(name):
                 assert setting.note, f"{name} {section}.{key} borrows {setting.rule} without a note"
 
 
-@pytest.mark.skipif(not RULEBOOKS.is_dir(), reason="../shared/rulebooks not present")
 @pytest.mark.parametrize(
     ("citation", "text"),
     [

@@ -64,8 +64,7 @@ def test_top_model_folds_messages_and_drops_duplicates():
         "BTN",
         "degraded",
         "no frame for 10.2 s",
-        "misdeal",
-        "first_cards_exposed",
+        "MISDEAL: one of the first cards off the deck was exposed",  # the --pretty sentence (issue 18)
         "50/100",
     ):
         assert expected in text, expected

@@ -1,0 +1,75 @@
+"""Where the data the demo and the tests read lives: one answer for every caller.
+
+The repository carries what `make demo` and `make test` need in `data/` (card decks, PHH hands, the
+venue rulebooks, a sample of real photos), so a clone alone runs. A `../shared` folder beside the
+repository (as the project's CI has it) may add more: the full set of real photos, table textures.
+`$SMART_TABLE_DATA` names another folder laid out like `data/` and is looked in first.
+
+Order: $SMART_TABLE_DATA, then the repository's `data/`, then `../shared/data/` and `../shared/`.
+The repository's copy comes before `../shared` so that what the tests see does not depend on what
+lies beside the clone; `prefer_larger=True` asks for the copy with the most files instead (the full
+photo set for figures, when it is there).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "data"
+SHARED = REPO.parent / "shared"
+
+
+class DataNotFound(FileNotFoundError):
+    """A data folder or file is in none of the places looked in; the message lists them."""
+
+
+def roots() -> list[Path]:
+    """The folders searched, in order (they need not exist)."""
+    out: list[Path] = []
+    env = os.environ.get("SMART_TABLE_DATA")
+    if env:
+        out.append(Path(env))
+    out += [DATA, SHARED / "data", SHARED]
+    return out
+
+
+def candidates(name: str) -> list[Path]:
+    """Every existing copy of `name` (a path relative to a data root, e.g. "decks/tango"), in search order."""
+    seen: list[Path] = []
+    for root in roots():
+        path = root / name
+        if path.exists() and path.resolve() not in [p.resolve() for p in seen]:
+            seen.append(path)
+    return seen
+
+
+def find(name: str, *, prefer_larger: bool = False) -> Path:
+    """The copy of `name` to use. Raises DataNotFound naming every place looked in."""
+    found = candidates(name)
+    if not found:
+        looked = ", ".join(str(r / name) for r in roots())
+        raise DataNotFound(
+            f"data not found: {name} (looked in {looked}; set SMART_TABLE_DATA to a data folder)"
+        )
+    if prefer_larger and len(found) > 1:
+        return max(found, key=_file_count)  # max keeps the first of equals: search order breaks ties
+    return found[0]
+
+
+def find_or_none(name: str, *, prefer_larger: bool = False) -> Path | None:
+    """`find`, but None where nothing is found (for a test's skip condition or an optional extra)."""
+    try:
+        return find(name, prefer_larger=prefer_larger)
+    except DataNotFound:
+        return None
+
+
+def phh_files(subset: str = "pluribus") -> list[Path]:
+    """The sample hand histories, sorted (160 Pluribus hands in the repository's copy)."""
+    return sorted(find(f"phh/{subset}").glob("*/*.phh"))
+
+
+def _file_count(path: Path) -> int:
+    return sum(1 for p in path.rglob("*") if p.is_file()) if path.is_dir() else 1
