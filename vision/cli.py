@@ -82,6 +82,7 @@ def cmd_detect(args) -> int:
     import cv2
 
     from vision.detect import Detector
+    from vision.image_header import ImageHeaderError, check_image
     from vision.read import DeckModelError
 
     layout = None
@@ -103,12 +104,15 @@ def cmd_detect(args) -> int:
         frame = None
         try:
             if Path(path).is_file():
+                check_image(path)  # the pixel budget, from the header, before decoding
                 frame = cv2.imread(path, cv2.IMREAD_COLOR)
             err = (
                 None
                 if frame is not None
                 else ("no such file" if not Path(path).exists() else "not a readable image")
             )
+        except ImageHeaderError as exc:
+            err = str(exc)
         except (cv2.error, OSError) as exc:
             err = f"cannot read image: {exc}"
         if err is None and (frame.shape[0] < 16 or frame.shape[1] < 16):
@@ -143,9 +147,16 @@ def cmd_calibrate(args) -> int:
     import cv2
 
     from vision.calibrate import CalibrationError, calibrate
+    from vision.image_header import ImageHeaderError, check_image
     from vision.layout import LayoutError, save_layout
 
     table = (args.table_width_mm, args.table_height_mm)
+    try:
+        if Path(args.image).is_file():
+            check_image(args.image)  # the pixel budget, from the header, before decoding
+    except (ImageHeaderError, OSError) as exc:
+        _err(f"calibrate: {args.image}: {exc}")
+        return 2
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR) if Path(args.image).is_file() else None
     if frame is None:
         _err(
