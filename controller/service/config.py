@@ -279,6 +279,7 @@ def _check_values(cfg: Config) -> list[str]:
         ("commands.token_file", c.token_file),
         ("broker.password_file", b.password_file),
         ("broker.key_file", b.key_file),
+        ("checkin.keys_file", ci.keys_file),
     ):
         problem = secret_file_problem(path)
         if problem:

@@ -57,7 +57,12 @@ def secret(tmp_path: Path, name: str, text: str, mode: int = 0o600) -> Path:
 
 @pytest.mark.parametrize(
     ("section", "key"),
-    [("commands", "token_file"), ("broker", "password_file"), ("broker", "key_file")],
+    [
+        ("commands", "token_file"),
+        ("broker", "password_file"),
+        ("broker", "key_file"),
+        ("checkin", "keys_file"),
+    ],
 )
 @pytest.mark.parametrize(
     ("text", "mode", "problem"),
@@ -75,6 +80,8 @@ def test_empty_or_shared_secret_files_are_refused_by_check(tmp_path, section, ke
     values = {key: str(path)}
     if key == "key_file":
         values["cert_file"] = str(secret(tmp_path, "cert.pem", "-----BEGIN CERTIFICATE-----\n", 0o644))
+    if section == "checkin":
+        values.update(registry=f"sqlite:///{tmp_path / 'r.db'}", event="E1")
     extra.setdefault(section, {}).update(values)
     config = write_toml(tmp_path / "table.toml", base(tmp_path, **extra))
     r = run_check(config)
