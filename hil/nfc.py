@@ -202,6 +202,180 @@ class SimulatedNtag:
         raise nfc.clf.TimeoutError(f"no response to command {cmd:02x}")
 
 
+# ---- NTAG 424 DNA: a Type 4 tag that signs every read (SUN) ---------------------------------------
+
+NDEF_AID = bytes.fromhex("D2760000850101")
+SW_OK = b"\x90\x00"
+SW_NOT_FOUND = b"\x6a\x82"
+SW_WRONG_OFFSET = b"\x6b\x00"
+SW_SECURITY = b"\x69\x82"  # security status not satisfied (a write without authentication)
+SW_NO_INS = b"\x6d\x00"
+SW_NO_CLA = b"\x6e\x00"
+SW_WRONG_LENGTH = b"\x67\x00"
+ATS_424 = bytes.fromhex("067777710280")  # the NTAG 424 DNA's ATS: FSCI 7 (128 bytes), FWI 7
+# The capability container file (E103) of an NTAG 424 DNA as personalised for the venue: NDEF file
+# E104 of 256 bytes, readable by anyone, written only with a key (NFC Forum write access FF).
+CC_424 = bytes.fromhex("001720010000FF0406E1040100 00FF 0506E10500808283".replace(" ", "")) + bytes(9)
+
+
+class SimulatedNtag424:
+    """An NTAG 424 DNA with Secure Dynamic Messaging on its NDEF file, answering ISO-DEP (RATS, I-,
+    R- and S-blocks) and the ISO 7816-4 commands nfcpy's Type 4 Tag code sends (SELECT by name and
+    file id, READ BINARY); UPDATE BINARY needs authentication and is refused, as on a personalised
+    card. The first READ BINARY of the NDEF file after it is selected counts SDMReadCtr up and
+    mirrors PICCData and the SDMMAC into the file (AN12196 section 3): later reads of the same
+    selection see the same bytes, so a read in several pieces is one SUN message.
+
+    The keys live inside the object as they live inside the chip: nothing reads them back.
+    """
+
+    model_name = "ntag424"
+
+    def __init__(
+        self,
+        uid: bytes,
+        layout: Any,  # controller.registry.card.SdmLayout
+        meta_key: bytes,
+        file_key: bytes,
+        *,
+        counter: int = 0,
+        latency: float = 0.0,
+    ):
+        self.uid = bytes(uid)
+        if len(self.uid) != 7:
+            raise ValueError("an NTAG 424 DNA UID has 7 bytes")
+        self.layout = layout
+        self._meta_key, self._file_key = bytes(meta_key), bytes(file_key)
+        self.counter = counter  # SDMReadCtr: the value of the last read (0: never read)
+        self.latency = latency
+        self.in_field = True
+        self.tear_after_writes: int | None = None
+        self.commands = 0
+        self._selected_app = False
+        self._file: bytes | None = None  # the selected file's content
+        self._ndef_selected = False
+        self._snapshot: bytes | None = None
+
+    @classmethod
+    def personalised(cls, uid: bytes | None, player_id: str, keys: Any, **kw: Any) -> SimulatedNtag424:
+        """The card the desk personalises for `player_id` with the venue keys (keys diversified per UID)."""
+        from controller.registry.card import sun_card_layout, sun_tag_keys
+
+        uid = bytes(uid) if uid is not None else random_uid()
+        meta, file = sun_tag_keys(uid, keys)
+        return cls(uid, sun_card_layout(player_id, keys), meta, file, **kw)
+
+    # -- what a reader sees -----------------------------------------------------------------------
+    def _mirrored_file(self) -> bytes:
+        from controller.registry.sun import COUNTER_LIMIT, encrypt_picc_data, sdm_mac
+
+        if self.counter >= COUNTER_LIMIT:
+            raise nfc.clf.TimeoutError("SDMReadCtr at its limit: the tag no longer answers SDM reads")
+        self.counter += 1
+        lay = self.layout
+        file = bytearray(lay.file) + bytearray(256 - len(lay.file))
+        picc = encrypt_picc_data(self._meta_key, self.uid, self.counter, secrets.token_bytes(5))
+        file[lay.picc_offset : lay.picc_offset + 32] = picc.hex().upper().encode()
+        mac = sdm_mac(
+            self._file_key, self.uid, self.counter, bytes(file[lay.mac_input_offset : lay.mac_offset])
+        )
+        file[lay.mac_offset : lay.mac_offset + 16] = mac.hex().upper().encode()
+        return bytes(file)
+
+    def stored_message(self) -> bytes:
+        """The NDEF message as the next read would return it (counts a read, as a real reader would)."""
+        file = self._mirrored_file()
+        return file[2 : 2 + int.from_bytes(file[:2], "big")]
+
+    # -- serialisation (spool files): a simulation convenience, a real chip never gives its keys ----
+    def to_json(self) -> dict[str, Any]:
+        lay = self.layout
+        return {
+            "model": self.model_name,
+            "uid": self.uid.hex(),
+            "counter": self.counter,
+            "keys": [self._meta_key.hex(), self._file_key.hex()],
+            "layout": [lay.file.hex(), lay.picc_offset, lay.mac_input_offset, lay.mac_offset],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SimulatedNtag424:
+        from controller.registry.card import SdmLayout
+
+        file, picc, mac_in, mac = data["layout"]
+        meta, key = data["keys"]
+        layout = SdmLayout(bytes.fromhex(file), int(picc), int(mac_in), int(mac))
+        return cls(
+            bytes.fromhex(data["uid"]),
+            layout,
+            bytes.fromhex(meta),
+            bytes.fromhex(key),
+            counter=int(data["counter"]),
+        )
+
+    # -- ISO-DEP and ISO 7816-4 ---------------------------------------------------------------------
+    def command(self, data: bytes) -> bytes:
+        if not self.in_field:
+            raise nfc.clf.TimeoutError("tag left the field")
+        self.commands += 1
+        if self.latency:
+            time.sleep(self.latency)
+        if not data:
+            raise nfc.clf.TimeoutError("empty frame")
+        pcb = data[0]
+        if pcb == 0xE0 and len(data) == 2:  # RATS: a fresh activation
+            self._selected_app, self._file, self._ndef_selected, self._snapshot = False, None, False, None
+            return ATS_424
+        if pcb & 0xEE == 0x02:  # I-block (no chaining from nfcpy for APDUs this short)
+            if pcb & 0x10:
+                return bytes([0xA2 | (pcb & 1)])  # R(ACK) a chained piece; the tag needs no longer APDUs
+            return bytes([pcb & 0x03 | 0x02]) + self.apdu(bytes(data[1:]))
+        if pcb & 0xF6 == 0xB2:  # R(NAK): presence check; answer R(ACK)
+            return bytes([0xA2 | (pcb & 1)])
+        if pcb == 0xC2:  # S(DESELECT)
+            return b"\xc2"
+        raise nfc.clf.TimeoutError(f"no response to block {pcb:02x}")
+
+    def apdu(self, c: bytes) -> bytes:
+        if len(c) < 4:
+            return SW_WRONG_LENGTH
+        cla, ins, p1, p2 = c[:4]
+        if cla != 0x00:
+            return SW_NO_CLA  # native (0x90) commands need authentication this simulation does not model
+        body = c[5 : 5 + c[4]] if len(c) > 5 else b""
+        if ins == 0xA4:  # SELECT
+            if p1 == 0x04:
+                self._selected_app = body == NDEF_AID
+                self._file, self._ndef_selected = None, False
+                return SW_OK if self._selected_app else SW_NOT_FOUND
+            if p1 in (0x00, 0x02) and self._selected_app and body in (b"\xe1\x03", b"\xe1\x04"):
+                self._ndef_selected = body == b"\xe1\x04"
+                self._file = CC_424 if not self._ndef_selected else None
+                self._snapshot = None
+                return SW_OK
+            return SW_NOT_FOUND
+        if ins == 0xB0:  # READ BINARY
+            if not self._selected_app or (self._file is None and not self._ndef_selected):
+                return SW_NOT_FOUND
+            if p1 & 0x80:
+                return SW_WRONG_OFFSET  # short file ids: not used by NFC Forum readers
+            if self._ndef_selected:
+                if self._snapshot is None:
+                    self._snapshot = self._mirrored_file()
+                content = self._snapshot
+            else:
+                content = self._file or b""
+            offset = (p1 << 8) | p2
+            le = c[4] if len(c) == 5 else 256
+            le = le or 256
+            if offset > len(content):
+                return SW_WRONG_OFFSET
+            return content[offset : offset + le] + SW_OK
+        if ins == 0xD6:  # UPDATE BINARY: the NDEF file's write access needs a key
+            return SW_SECURITY
+        return SW_NO_INS
+
+
 class SimulatedReaderDevice(nfc.clf.device.Device):
     """An nfcpy device driver whose RF field is a `SimulatedReader`."""
 
@@ -226,6 +400,13 @@ class SimulatedReaderDevice(nfc.clf.device.Device):
             return None
         if target.sel_req and bytes(target.sel_req) != tag.uid:
             return None
+        if isinstance(tag, SimulatedNtag424):  # SAK 0x20: ISO-DEP, a Type 4A tag
+            return nfc.clf.RemoteTarget(
+                "106A",
+                sens_res=bytearray(b"\x44\x03"),
+                sel_res=bytearray(b"\x20"),
+                sdd_res=bytearray(tag.uid),
+            )
         return nfc.clf.RemoteTarget(
             "106A", sens_res=bytearray(b"\x44\x00"), sel_res=bytearray(b"\x00"), sdd_res=bytearray(tag.uid)
         )
@@ -262,7 +443,7 @@ class SimulatedReader:
         self.name = name
         self.spool = Path(spool) if spool is not None else None
         self._lock = threading.Lock()
-        self._tag: SimulatedNtag | None = None
+        self._tag: SimulatedNtag | SimulatedNtag424 | None = None
         self._leave_at: float | None = None
 
     @classmethod
@@ -276,21 +457,21 @@ class SimulatedReader:
                 cls._named[name] = cls(name, spool)
             return cls._named[name]
 
-    def present(self, tag: SimulatedNtag, dwell: float | None = None) -> None:
+    def present(self, tag: SimulatedNtag | SimulatedNtag424, dwell: float | None = None) -> None:
         """Put a card on the reader; with `dwell`, it is taken away again after that many seconds."""
         with self._lock:
             tag.in_field = True
             self._tag = tag
             self._leave_at = time.monotonic() + dwell if dwell is not None else None
 
-    def remove(self) -> SimulatedNtag | None:
+    def remove(self) -> SimulatedNtag | SimulatedNtag424 | None:
         with self._lock:
             tag, self._tag = self._tag, None
             if tag is not None:
                 tag.in_field = False
             return tag
 
-    def current(self) -> SimulatedNtag | None:
+    def current(self) -> SimulatedNtag | SimulatedNtag424 | None:
         with self._lock:
             if self._tag is not None and self._leave_at is not None and time.monotonic() >= self._leave_at:
                 self._tag.in_field = False
@@ -310,7 +491,7 @@ class SimulatedReader:
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
                 path.unlink()
-                tag = SimulatedNtag.from_json(data["tag"])
+                tag = _tag_from_json(data["tag"])
                 dwell = float(data.get("dwell", 1.0))
             except FileNotFoundError:
                 continue  # another reader took it
@@ -331,7 +512,15 @@ class SimulatedReader:
         return clf
 
 
-def spool_tap(spool: str | os.PathLike[str], tag: SimulatedNtag, dwell: float = 1.0) -> Path:
+def _tag_from_json(data: dict[str, Any]) -> SimulatedNtag | SimulatedNtag424:
+    if data.get("model") == SimulatedNtag424.model_name:
+        return SimulatedNtag424.from_json(data)
+    return SimulatedNtag.from_json(data)
+
+
+def spool_tap(
+    spool: str | os.PathLike[str], tag: SimulatedNtag | SimulatedNtag424, dwell: float = 1.0
+) -> Path:
     """Drop a card onto the reader watching `spool` (another process). Returns the file written."""
     directory = Path(spool)
     directory.mkdir(parents=True, exist_ok=True)
@@ -476,6 +665,19 @@ def player_card(
         )
     if len(card.uid) != 7:
         raise RegistryError(f"{player_id}'s card {card.uid.hex()} is not an NTAG (7-byte UID)", "not_ntag")
+    if model == SimulatedNtag424.model_name:
+        # the card in the player's pocket: its counter is at least what the registry last accepted
+        genuine = SimulatedNtag424.personalised(
+            card.uid, player_id, keys, counter=registry.sun_counter(card.uid) or 0
+        )
+        return genuine if uid is None else recorded_copy(genuine, uid)
     tag = SimulatedNtag(model, uid if uid is not None else card.uid)
     tag.load_message(encode_card(card.uid, player_id, keys))
     return tag
+
+
+def recorded_copy(card: SimulatedNtag424, uid: bytes | None = None, model: str = "ntag215") -> SimulatedNtag:
+    """What a forger makes of an NTAG 424 DNA: one read of it (a phone held to the card) written onto
+    a "magic" NTAG21x whose UID is set to the card's, or to `uid`. Every read of the copy replays that
+    one SUN message; only the real chip can make the next one."""
+    return SimulatedNtag.with_message(card.stored_message(), model, card.uid if uid is None else uid)
