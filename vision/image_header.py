@@ -21,6 +21,13 @@ class ImageHeaderError(ValueError):
 
 def image_size(head: bytes) -> tuple[int, int]:
     """(width, height) from the first bytes of an image file; ImageHeaderError when not stated."""
+    try:
+        return _stated_size(head)
+    except struct.error:  # a field cut off by the end of the file
+        raise ImageHeaderError("image header truncated") from None
+
+
+def _stated_size(head: bytes) -> tuple[int, int]:
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         if len(head) < 24 or head[12:16] != b"IHDR":
             raise ImageHeaderError("PNG without its IHDR header")

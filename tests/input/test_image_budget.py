@@ -68,6 +68,8 @@ def test_truncated_or_unknown_headers_are_named():
         image_size(b"\x89PNG\r\n\x1a\n\x00\x00")
     with pytest.raises(ImageHeaderError, match="JPEG frame header not found"):
         image_size(b"\xff\xd8\xff\xe0\x00\x10" + b"\x00" * 14)
+    with pytest.raises(ImageHeaderError, match="truncated"):
+        image_size(b"II*\x00")  # a TIFF cut off before its directory offset (found by the fuzzer)
     with pytest.raises(ImageHeaderError, match="not an image format"):
         image_size(b"%PDF-1.4")
     assert MAX_PIXELS >= 7680 * 4320  # an 8K camera frame is within budget
