@@ -51,6 +51,8 @@ def _int(v: Any, key: str, lo: int, hi: int) -> int:
 def _text(v: Any, key: str, longest: int = 64) -> str:
     if not isinstance(v, str) or not v.strip() or len(v) > longest or any(ord(c) < 32 for c in v):
         raise CommandError("invalid", f"{key}: expected a non-empty string of at most {longest} characters")
+    if not v.isascii() and any(0xD800 <= ord(c) <= 0xDFFF for c in v):  # cannot be logged nor published
+        raise CommandError("invalid", f"{key}: holds a lone surrogate (\\ud800-\\udfff), not a character")
     return v
 
 

@@ -49,3 +49,12 @@ async def test_over_mqtt_each_gets_an_error_reply_and_the_table_still_answers(tm
         assert right["ok"] is True
         assert service.engine.snapshot()["players"]["1"]["player"] == "X"
         assert service.health.part("mqtt").status == "ok"
+
+
+def test_a_lone_surrogate_in_a_player_name_is_refused_before_the_engine():
+    payload = '{"seat": 1, "player": "\\ud800"}'
+    with pytest.raises(CommandError) as exc:
+        parse_command("seat", payload, seats=SEATS, allowed=ALL)
+    assert exc.value.code == "invalid" and "player" in str(exc.value) and "surrogate" in str(exc.value)
+    emoji = parse_command("seat", '{"seat": 1, "player": "\\ud83c\\udccf"}', seats=SEATS, allowed=ALL)
+    assert emoji.line == {"type": "seat", "seat": 1, "player": "\U0001f0cf"}
