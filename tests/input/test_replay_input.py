@@ -128,3 +128,16 @@ def test_file_and_standard_input_give_the_same_rulings_for_crlf_bom_and_bare_cr(
         assert from_file == from_stdin, name
         assert [json.loads(x) for x in from_file.decode().splitlines()] == SPEC_OUTPUT, name
         assert len(from_file.decode().splitlines()) == len(expected)
+
+
+def test_a_long_player_id_or_a_huge_value_is_named_and_quoted_clipped():
+    data = (
+        b'{"type":"seat","seat":1,"player":"' + b"x" * 65 + b'"}\n'
+        b'{"type":"seat","seat":1,"player":"A","moved":"' + b"y" * 100_000 + b'"}\n'
+        b'{"type":"' + b"z" * 100_000 + b'"}\n'
+    )
+    lines = out_lines(replay(data))
+    assert lines[0]["message"] == "field 'player': a player id is at most 64 characters, got 65"
+    assert lines[1]["message"].startswith("field 'moved' must be true or false, got 'yyy")
+    assert lines[2]["message"].startswith("unknown type 'zzz")
+    assert all(len(x["message"]) < 120 for x in lines)

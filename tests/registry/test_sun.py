@@ -222,3 +222,15 @@ def test_layout_offsets_point_at_the_mirrors(venue_keys):
     assert lay.file[lay.mac_offset - 5 : lay.mac_offset] == b'"c":"'
     assert lay.file[lay.mac_input_offset : lay.mac_input_offset + 1] == b"{"
     assert len(lay.file) <= 256  # the NTAG 424 DNA's NDEF file
+
+
+def test_a_424_card_tapped_from_another_process_keeps_its_counter(tmp_path, venue_keys):
+    from hil.nfc import spool_tap
+
+    tag = SimulatedNtag424.personalised(None, "P0001", venue_keys, counter=41)
+    spool_tap(tmp_path, tag, dwell=5.0)
+    reader = SimulatedReader("spool-424", spool=tmp_path)
+    got = read_tap(reader.frontend())
+    assert got is not None
+    card = CardVerifier(venue_keys).verify(got[1].uid, got[1].ndef)
+    assert (card.uid, card.counter) == (tag.uid, 42)
