@@ -219,67 +219,74 @@ CC_424 = bytes.fromhex("001720010000FF0406E1040100 00FF 0506E10500808283".replac
 
 
 class SimulatedNtag424:
-    """An NTAG 424 DNA with Secure Dynamic Messaging on its NDEF file, answering ISO-DEP (RATS, I-,
-    R- and S-blocks) and the ISO 7816-4 commands nfcpy's Type 4 Tag code sends (SELECT by name and
-    file id, READ BINARY); UPDATE BINARY needs authentication and is refused, as on a personalised
-    card. The first READ BINARY of the NDEF file after it is selected counts SDMReadCtr up and
-    mirrors PICCData and the SDMMAC into the file (AN12196 section 3): later reads of the same
-    selection see the same bytes, so a read in several pieces is one SUN message.
+    """An NTAG 424 DNA, blank from the factory or personalised, answering ISO-DEP (RATS, I-, R- and
+    S-blocks), the ISO 7816-4 commands nfcpy's Type 4 Tag code sends (SELECT by name and file id,
+    READ BINARY, UPDATE BINARY while the file is open) and the native commands the desk needs
+    (AuthenticateEV2First, ChangeKey, ChangeFileSettings in CommMode.FULL; controller.registry.ntag424).
 
-    The keys live inside the object as they live inside the chip: nothing reads them back.
+    With SDM on, the first READ BINARY of the NDEF file after it is selected counts SDMReadCtr up
+    and mirrors PICCData and the SDMMAC into the file (AN12196 section 3): later reads of the same
+    selection see the same bytes, so a read in several pieces is one SUN message. The keys live in
+    the object as they live in the chip: no command reads them back.
     """
 
     model_name = "ntag424"
 
-    def __init__(
-        self,
-        uid: bytes,
-        layout: Any,  # controller.registry.card.SdmLayout
-        meta_key: bytes,
-        file_key: bytes,
-        *,
-        counter: int = 0,
-        latency: float = 0.0,
-    ):
-        self.uid = bytes(uid)
+    def __init__(self, uid: bytes | None = None, *, latency: float = 0.0):
+        self.uid = bytes(uid) if uid is not None else random_uid()
         if len(self.uid) != 7:
             raise ValueError("an NTAG 424 DNA UID has 7 bytes")
-        self.layout = layout
-        self._meta_key, self._file_key = bytes(meta_key), bytes(file_key)
-        self.counter = counter  # SDMReadCtr: the value of the last read (0: never read)
+        self._keys = [bytes(16) for _ in range(5)]  # factory: five all-zero AES keys
+        self._ndef = bytearray(256)  # file E104, NLEN 0: no message
+        self._sdm: Any = None  # controller.registry.ntag424.SdmSettings once SUN is on
+        self._write_free = True  # factory: anyone may write the NDEF file
+        self.counter = 0  # SDMReadCtr: the value of the last read (0: never read)
         self.latency = latency
         self.in_field = True
         self.tear_after_writes: int | None = None
         self.commands = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self._chain = bytearray()  # ISO-DEP chaining: the pieces of an APDU received so far
         self._selected_app = False
-        self._file: bytes | None = None  # the selected file's content
-        self._ndef_selected = False
+        self._selected: str | None = None  # "cc" or "ndef"
         self._snapshot: bytes | None = None
+        self._pending: tuple[int, bytes] | None = None  # AuthenticateEV2First: key number, RndB
+        self._session: Any = None
 
     @classmethod
-    def personalised(cls, uid: bytes | None, player_id: str, keys: Any, **kw: Any) -> SimulatedNtag424:
-        """The card the desk personalises for `player_id` with the venue keys (keys diversified per UID)."""
-        from controller.registry.card import sun_card_layout, sun_tag_keys
+    def personalised(
+        cls, uid: bytes | None, player_id: str, keys: Any, *, counter: int = 0, **kw: Any
+    ) -> SimulatedNtag424:
+        """A blank tag personalised for `player_id` by the desk's own code (ntag424.personalise),
+        as `register write-card` would do it."""
+        from controller.registry.card import ntag424_card_keys, sun_card_layout
+        from controller.registry.ntag424 import personalise
 
-        uid = bytes(uid) if uid is not None else random_uid()
-        meta, file = sun_tag_keys(uid, keys)
-        return cls(uid, sun_card_layout(player_id, keys), meta, file, **kw)
+        tag = cls(uid, **kw)
+        tag.command(b"\xe0\x80")  # activation (RATS)
+        personalise(tag.apdu, sun_card_layout(player_id, keys), ntag424_card_keys(tag.uid, keys))
+        tag.counter = counter  # a card that has been read `counter` times already
+        tag._reset()
+        return tag
 
     # -- what a reader sees -----------------------------------------------------------------------
     def _mirrored_file(self) -> bytes:
         from controller.registry.sun import COUNTER_LIMIT, encrypt_picc_data, sdm_mac
 
+        file = bytearray(self._ndef)
+        sdm = self._sdm
+        if sdm is None:
+            return bytes(file)
         if self.counter >= COUNTER_LIMIT:
             raise nfc.clf.TimeoutError("SDMReadCtr at its limit: the tag no longer answers SDM reads")
         self.counter += 1
-        lay = self.layout
-        file = bytearray(lay.file) + bytearray(256 - len(lay.file))
-        picc = encrypt_picc_data(self._meta_key, self.uid, self.counter, secrets.token_bytes(5))
-        file[lay.picc_offset : lay.picc_offset + 32] = picc.hex().upper().encode()
-        mac = sdm_mac(
-            self._file_key, self.uid, self.counter, bytes(file[lay.mac_input_offset : lay.mac_offset])
-        )
-        file[lay.mac_offset : lay.mac_offset + 16] = mac.hex().upper().encode()
+        meta, key = self._keys[sdm.meta_key_no], self._keys[sdm.file_key_no]
+        picc = encrypt_picc_data(meta, self.uid, self.counter, secrets.token_bytes(5))
+        file[sdm.picc_offset : sdm.picc_offset + 32] = picc.hex().upper().encode()
+        mac = sdm_mac(key, self.uid, self.counter, bytes(file[sdm.mac_input_offset : sdm.mac_offset]))
+        file[sdm.mac_offset : sdm.mac_offset + 16] = mac.hex().upper().encode()
         return bytes(file)
 
     def stored_message(self) -> bytes:
@@ -289,29 +296,32 @@ class SimulatedNtag424:
 
     # -- serialisation (spool files): a simulation convenience, a real chip never gives its keys ----
     def to_json(self) -> dict[str, Any]:
-        lay = self.layout
         return {
             "model": self.model_name,
             "uid": self.uid.hex(),
             "counter": self.counter,
-            "keys": [self._meta_key.hex(), self._file_key.hex()],
-            "layout": [lay.file.hex(), lay.picc_offset, lay.mac_input_offset, lay.mac_offset],
+            "keys": [k.hex() for k in self._keys],
+            "ndef": self._ndef.hex(),
+            "sdm": self._sdm.encode().hex() if self._sdm is not None else None,
+            "write_free": self._write_free,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SimulatedNtag424:
-        from controller.registry.card import SdmLayout
+        from controller.registry.ntag424 import SdmSettings
 
-        file, picc, mac_in, mac = data["layout"]
-        meta, key = data["keys"]
-        layout = SdmLayout(bytes.fromhex(file), int(picc), int(mac_in), int(mac))
-        return cls(
-            bytes.fromhex(data["uid"]),
-            layout,
-            bytes.fromhex(meta),
-            bytes.fromhex(key),
-            counter=int(data["counter"]),
-        )
+        tag = cls(bytes.fromhex(str(data["uid"])))
+        tag._keys = [bytes.fromhex(str(k)) for k in data["keys"]]
+        if len(tag._keys) != 5 or any(len(k) != 16 for k in tag._keys):
+            raise ValueError("an NTAG 424 DNA holds five 16-byte keys")
+        ndef_file = bytes.fromhex(str(data["ndef"]))
+        if len(ndef_file) != 256:
+            raise ValueError("an NTAG 424 DNA NDEF file has 256 bytes")
+        tag._ndef[:] = ndef_file
+        tag._sdm = SdmSettings.decode(bytes.fromhex(data["sdm"])) if data.get("sdm") else None
+        tag._write_free = bool(data["write_free"])
+        tag.counter = int(data["counter"])
+        return tag
 
     # -- ISO-DEP and ISO 7816-4 ---------------------------------------------------------------------
     def command(self, data: bytes) -> bytes:
@@ -324,12 +334,14 @@ class SimulatedNtag424:
             raise nfc.clf.TimeoutError("empty frame")
         pcb = data[0]
         if pcb == 0xE0 and len(data) == 2:  # RATS: a fresh activation
-            self._selected_app, self._file, self._ndef_selected, self._snapshot = False, None, False, None
+            self._reset()
             return ATS_424
-        if pcb & 0xEE == 0x02:  # I-block (no chaining from nfcpy for APDUs this short)
+        if pcb & 0xEE == 0x02:  # I-block; with the chaining bit, a piece of a longer APDU
+            self._chain += data[1:]
             if pcb & 0x10:
-                return bytes([0xA2 | (pcb & 1)])  # R(ACK) a chained piece; the tag needs no longer APDUs
-            return bytes([pcb & 0x03 | 0x02]) + self.apdu(bytes(data[1:]))
+                return bytes([0xA2 | (pcb & 1)])  # R(ACK): send the next piece
+            apdu, self._chain = bytes(self._chain), bytearray()
+            return bytes([pcb & 0x03 | 0x02]) + self.apdu(apdu)
         if pcb & 0xF6 == 0xB2:  # R(NAK): presence check; answer R(ACK)
             return bytes([0xA2 | (pcb & 1)])
         if pcb == 0xC2:  # S(DESELECT)
@@ -340,40 +352,102 @@ class SimulatedNtag424:
         if len(c) < 4:
             return SW_WRONG_LENGTH
         cla, ins, p1, p2 = c[:4]
-        if cla != 0x00:
-            return SW_NO_CLA  # native (0x90) commands need authentication this simulation does not model
         body = c[5 : 5 + c[4]] if len(c) > 5 else b""
+        if cla == 0x90:
+            return self._native(ins, body)
+        if cla != 0x00:
+            return SW_NO_CLA
         if ins == 0xA4:  # SELECT
+            self._snapshot = None
             if p1 == 0x04:
-                self._selected_app = body == NDEF_AID
-                self._file, self._ndef_selected = None, False
+                self._selected_app, self._selected, self._session = body == NDEF_AID, None, None
                 return SW_OK if self._selected_app else SW_NOT_FOUND
             if p1 in (0x00, 0x02) and self._selected_app and body in (b"\xe1\x03", b"\xe1\x04"):
-                self._ndef_selected = body == b"\xe1\x04"
-                self._file = CC_424 if not self._ndef_selected else None
-                self._snapshot = None
+                self._selected = "ndef" if body == b"\xe1\x04" else "cc"
                 return SW_OK
             return SW_NOT_FOUND
+        if ins in (0xB0, 0xD6) and (not self._selected_app or self._selected is None or p1 & 0x80):
+            return SW_NOT_FOUND if not p1 & 0x80 else SW_WRONG_OFFSET  # (short file ids: not used)
+        offset = (p1 << 8) | p2
         if ins == 0xB0:  # READ BINARY
-            if not self._selected_app or (self._file is None and not self._ndef_selected):
-                return SW_NOT_FOUND
-            if p1 & 0x80:
-                return SW_WRONG_OFFSET  # short file ids: not used by NFC Forum readers
-            if self._ndef_selected:
+            if self._selected == "ndef":
                 if self._snapshot is None:
                     self._snapshot = self._mirrored_file()
                 content = self._snapshot
             else:
-                content = self._file or b""
-            offset = (p1 << 8) | p2
-            le = c[4] if len(c) == 5 else 256
-            le = le or 256
+                content = CC_424
+            le = (c[4] if len(c) == 5 else 256) or 256
             if offset > len(content):
                 return SW_WRONG_OFFSET
             return content[offset : offset + le] + SW_OK
-        if ins == 0xD6:  # UPDATE BINARY: the NDEF file's write access needs a key
-            return SW_SECURITY
+        if ins == 0xD6:  # UPDATE BINARY: while the file is open (factory); then only with key 0
+            if self._selected != "ndef" or not self._write_free:
+                return SW_SECURITY
+            if offset + len(body) > len(self._ndef):
+                return SW_WRONG_OFFSET
+            self._ndef[offset : offset + len(body)] = body
+            self._snapshot = None
+            return SW_OK
         return SW_NO_INS
+
+    def _native(self, ins: int, body: bytes) -> bytes:
+        from controller.registry import ntag424 as ev2
+
+        if ins == 0x71:  # AuthenticateEV2First, part 1
+            if len(body) < 2 or body[0] > 4:
+                return b"\x91\x40"
+            rnd_b = secrets.token_bytes(16)
+            self._pending, self._session = (body[0], rnd_b), None
+            return ev2.cbc_encrypt(self._keys[body[0]], bytes(16), rnd_b) + b"\x91\xaf"
+        if ins == 0xAF and self._pending is not None:  # part 2
+            key_no, rnd_b = self._pending
+            self._pending = None
+            key = self._keys[key_no]
+            plain = ev2.cbc_decrypt(key, bytes(16), body[:32]) if len(body) == 32 else b""
+            if plain[16:] != ev2.rotate_left(rnd_b):
+                return b"\x91\xae"  # the reader does not hold this key
+            rnd_a, ti = plain[:16], secrets.token_bytes(4)
+            enc, mac = ev2.session_keys(key, rnd_a, rnd_b)
+            self._session = ev2.Session(enc, mac, ti, 0, key_no)
+            return ev2.cbc_encrypt(key, bytes(16), ti + ev2.rotate_left(rnd_a) + bytes(12)) + b"\x91\x00"
+        if ins in (0xC4, 0x5F):  # ChangeKey, ChangeFileSettings: CommMode.FULL, key 0 only
+            s = self._session
+            if s is None:
+                return b"\x91\xae"
+            if s.key_no != 0:
+                return b"\x91\x9d"
+            header, enc, mac = body[:1], body[1:-8], body[-8:]
+            if len(body) < 9 or len(enc) % 16 or s.command_mac(ins, header, enc) != mac:
+                self._session = None
+                return b"\x91\x1e"
+            try:
+                data = ev2.unpad(ev2.cbc_decrypt(s.enc_key, s.iv(b"\xa5\x5a", s.counter), enc))
+            except ev2.Ntag424Error:
+                self._session = None
+                return b"\x91\x1e"
+            s.counter += 1
+            if ins == 0xC4:
+                key_no = header[0] & 0x0F
+                if key_no > 4 or len(data) not in (17, 21):
+                    return b"\x91\x7e"
+                if key_no == s.key_no:  # the session's own key: set, and the session ends
+                    self._keys[key_no] = data[:16]
+                    self._session = None
+                    return b"\x91\x00"
+                new = bytes(a ^ b for a, b in zip(data[:16], self._keys[key_no], strict=True))
+                if len(data) != 21 or ev2.crc32_nk(new) != data[17:21]:
+                    return b"\x91\x1e"
+                self._keys[key_no] = new
+            else:
+                if header != b"\x02":
+                    return b"\x91\x9e"
+                try:
+                    self._sdm = ev2.SdmSettings.decode(data)
+                except ev2.Ntag424Error:
+                    return b"\x91\x9e"
+                self._write_free = False  # AccessRights Write = key 0
+            return s.response_mac(0, b"") + b"\x91\x00"
+        return b"\x91\x1c"  # a command this simulation does not model
 
 
 class SimulatedReaderDevice(nfc.clf.device.Device):
@@ -650,7 +724,9 @@ def player_card(
 ) -> SimulatedNtag:
     """The simulated card the desk issued to `player_id` (its registered UID, signed record).
 
-    With `uid`, the same record on another tag: a copied card, which every table must refuse.
+    With `uid`, the same record on another tag: a copied card, which every table must refuse. For an
+    NTAG 424 DNA (`model="ntag424"`) the card's read counter goes on from the registry's last accepted
+    one, and a copy (`uid`, which may be the card's own) holds the last read the registry accepted.
     """
     from controller.registry.card import encode_card
     from controller.registry.errors import RegistryError
@@ -667,10 +743,12 @@ def player_card(
         raise RegistryError(f"{player_id}'s card {card.uid.hex()} is not an NTAG (7-byte UID)", "not_ntag")
     if model == SimulatedNtag424.model_name:
         # the card in the player's pocket: its counter is at least what the registry last accepted
-        genuine = SimulatedNtag424.personalised(
-            card.uid, player_id, keys, counter=registry.sun_counter(card.uid) or 0
-        )
-        return genuine if uid is None else recorded_copy(genuine, uid)
+        last = registry.sun_counter(card.uid) or 0
+        if uid is None:
+            return SimulatedNtag424.personalised(card.uid, player_id, keys, counter=last)
+        # a copy made from the last read the registry accepted (a read taken at a table)
+        seen = SimulatedNtag424.personalised(card.uid, player_id, keys, counter=max(last - 1, 0))
+        return recorded_copy(seen, uid)
     tag = SimulatedNtag(model, uid if uid is not None else card.uid)
     tag.load_message(encode_card(card.uid, player_id, keys))
     return tag

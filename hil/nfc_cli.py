@@ -47,7 +47,7 @@ def _err(message: str) -> int:
 
 def cmd_tap(args: argparse.Namespace) -> int:
     from controller.registry.errors import RegistryError, SecretFileError
-    from hil.nfc import SimulatedNtag, player_card, spool_tap
+    from hil.nfc import SimulatedNtag, SimulatedNtag424, player_card, spool_tap
 
     uid = None
     if args.uid:
@@ -64,9 +64,8 @@ def cmd_tap(args: argparse.Namespace) -> int:
         return _err(f"--reader {args.reader!r}: a simulated reader in another process is sim:<directory>")
     try:
         if args.blank:
-            if args.model == "ntag424":
-                return _err("--blank: a blank NTAG 424 DNA is personalised at the desk, not simulated here")
-            tag = SimulatedNtag(args.model, uid if uid and len(uid) == 7 else None)
+            uid7 = uid if uid and len(uid) == 7 else None
+            tag = SimulatedNtag424(uid7) if args.model == "ntag424" else SimulatedNtag(args.model, uid7)
         else:
             if not args.player:
                 return _err("name the player whose card to tap, or use --blank")

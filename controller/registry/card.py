@@ -31,6 +31,7 @@ import ndef
 
 from controller.registry.errors import CardError
 from controller.registry.keys import VenueKeys
+from controller.registry.ntag424 import CardKeys
 from controller.registry.sun import SunError, SunKeys, verify_sun
 
 MIME_TYPE = "application/vnd.smarttable.player+json"
@@ -210,6 +211,15 @@ def sun_tag_keys(uid: bytes, keys: VenueKeys, key_id: str | None = None) -> tupl
     key_id = key_id or keys.current
     sun = SunKeys.from_secret(keys.keys[key_id].reveal(), keys.venue, key_id)
     return sun.meta_key, sun.file_key(uid)
+
+
+def ntag424_card_keys(uid: bytes, keys: VenueKeys) -> CardKeys:
+    """All keys the desk writes on the NTAG 424 DNA with this UID: the SUN keys, and the card's
+    application master key (diversified too: it changes the card, it verifies nothing)."""
+    key_id = keys.current
+    meta, file = sun_tag_keys(uid, keys, key_id)
+    master = SunKeys.from_secret(keys.keys[key_id].reveal(), keys.venue, key_id + ":master").file_key(uid)
+    return CardKeys(master=master, meta=meta, file=file)
 
 
 @dataclass(frozen=True)

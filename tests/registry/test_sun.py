@@ -109,7 +109,8 @@ def test_the_tag_refuses_writes_without_its_key(venue_keys):
     clf = reader.frontend()
     t = nfc.tag.activate(clf, clf.sense(nfc.clf.RemoteTarget("106A")))
     assert t.ndef is not None and not t.ndef.is_writeable
-    assert tag.apdu(bytes.fromhex("00D6000002AAAA")) == b"\x69\x82"
+    assert tag.apdu(bytes.fromhex("00A4000C02E104")) == b"\x90\x00"
+    assert tag.apdu(bytes.fromhex("00D6000002AAAA")) == b"\x69\x82"  # security status not satisfied
 
 
 def test_a_record_altered_in_the_player_field_does_not_verify(venue_keys):
