@@ -171,6 +171,10 @@ def _personalise_ntag424(
         raise CardWriteError(
             f"card {uid.hex()} read back but does not verify: {exc}", "verify_failed"
         ) from None
+    if card.player_id != player_id:  # a card personalised for someone else in a run torn before
+        raise CardWriteError(
+            f"NTAG 424 DNA {uid.hex()} already holds {card.player_id}'s record; use a new card", "card_in_use"
+        )
     replaced = registry.issue_card(uid, player_id, keys.venue, keys.current, now=now)
     assert card.counter is not None
     registry.advance_sun_counter(uid, card.counter)

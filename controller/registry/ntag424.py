@@ -225,26 +225,55 @@ def personalise(
     transceive: Transceive, layout: object, keys: CardKeys, *, factory_key: bytes = FACTORY_KEY
 ) -> None:
     """Make a blank NTAG 424 DNA a venue card (steps in the module docstring). Raises Ntag424Error
-    naming the step the tag refused; a card refused before step 5 can be personalised again."""
+    naming the step the tag refused. A personalisation torn at any command (the card pulled away)
+    is finished by running this again: every step finds out whether it was done already."""
     file = bytes(layout.file)  # type: ignore[attr-defined]
     _iso(transceive, b"\x00\xa4\x04\x0c\x07\xd2\x76\x00\x00\x85\x01\x01", "select the NDEF application")
     _iso(transceive, b"\x00\xa4\x00\x0c\x02\xe1\x04", "select the NDEF file")
     for offset in range(0, len(file), 128):
         chunk = file[offset : offset + 128]
-        _iso(
-            transceive,
-            b"\x00\xd6" + offset.to_bytes(2, "big") + bytes([len(chunk)]) + chunk,
-            "write the record",
-        )
-    session = authenticate(transceive, 0, factory_key)
+        r = transceive(b"\x00\xd6" + offset.to_bytes(2, "big") + bytes([len(chunk)]) + chunk)
+        if r[-2:] == b"\x69\x82":  # the file is locked: step 4 was done in an earlier, torn run
+            break
+        if r[-2:] != b"\x90\x00":
+            raise Ntag424Error(f"write the record: tag answered {r[-2:].hex().upper()}")
+    try:
+        key0 = factory_key
+        session = authenticate(transceive, 0, key0)
+    except Ntag424Error:
+        key0 = keys.master  # step 5 was done: the card is ours already (or another venue's: refused)
+        try:
+            session = authenticate(transceive, 0, key0)
+        except Ntag424Error:
+            raise Ntag424Error("the tag's master key is neither the factory key nor this card's") from None
     for key_no, new in ((1, keys.meta), (2, keys.file)):
-        data = change_key_data(key_no, 0, new, FACTORY_KEY)
-        session.check_response(transceive(session.full_command(0xC4, bytes([key_no]), data)))
+        try:  # a key still at its factory value, or (torn run) already the one we want
+            olds = (new,) if key0 is keys.master else (FACTORY_KEY, new)
+            session = _change_key(transceive, session, key_no, new, olds, key0)
+        except Ntag424Error as exc:
+            raise Ntag424Error(f"ChangeKey {key_no}: {exc}") from None
     settings = SdmSettings(layout.picc_offset, layout.mac_input_offset, layout.mac_offset)  # type: ignore[attr-defined]
     session.check_response(transceive(session.full_command(0x5F, bytes([NDEF_FILE]), settings.encode())))
+    if key0 is keys.master:
+        return
     r = transceive(session.full_command(0xC4, b"\x00", change_key_data(0, 0, keys.master, factory_key)))
     if r[-2:] != OK:  # changing the session's own key ends the session: no MAC comes back
         raise Ntag424Error(f"ChangeKey 0: {_status(r)}")
+
+
+def _change_key(
+    transceive: Transceive, session: Session, key_no: int, new: bytes, olds: tuple[bytes, ...], key0: bytes
+) -> Session:
+    """ChangeKey with the first of `olds` the tag accepts (a wrong old key fails its CRC check, 91 1E,
+    and ends the session: authenticate again and try the next)."""
+    for i, old in enumerate(olds):
+        r = transceive(session.full_command(0xC4, bytes([key_no]), change_key_data(key_no, 0, new, old)))
+        if r[-2:] == b"\x91\x1e" and i + 1 < len(olds):
+            session = authenticate(transceive, 0, key0)
+            continue
+        session.check_response(r)
+        return session
+    raise Ntag424Error("no old key accepted")  # (not reached: the last try raises or returns)
 
 
 def _iso(transceive: Transceive, apdu: bytes, step: str) -> None:

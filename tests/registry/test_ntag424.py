@@ -108,10 +108,41 @@ def test_a_blank_tag_personalised_through_nfcpy_signs_its_reads_and_locks():
     _, third = activated(blank)
     with pytest.raises(Ntag424Error, match="91AE"):  # the factory key is gone: nobody else re-keys it
         authenticate(third.transceive, 0, bytes(16))
-    with pytest.raises(Ntag424Error):  # and a second personalisation is refused, nothing changed
-        personalise(third.transceive, sun_card_layout("P0002", KEYS), ntag424_card_keys(blank.uid, KEYS))
+    other = VenueKeys("cool_mule", "k1", {"k1": Secret(bytes(32))})  # another venue's desk
+    with pytest.raises(Ntag424Error, match="neither the factory key nor this card's"):
+        personalise(third.transceive, sun_card_layout("P0002", other), ntag424_card_keys(blank.uid, other))
     _, fourth = activated(blank)
     assert CardVerifier(KEYS).verify(blank.uid, bytes(fourth.ndef.octets)).player_id == "P0001"
+
+
+def test_a_personalisation_torn_at_any_command_is_finished_by_running_it_again():
+    layout = sun_card_layout("P0001", KEYS)
+    whole = SimulatedNtag424()
+    card_keys = ntag424_card_keys(whole.uid, KEYS)
+    sent: list[bytes] = []
+    whole.command(b"\xe0\x80")
+    personalise(lambda apdu: sent.append(apdu) or whole.apdu(apdu), layout, card_keys)
+    for tear in range(1, len(sent)):
+        tag = SimulatedNtag424(whole.uid)
+        tag.command(b"\xe0\x80")
+        count = 0
+
+        def pulled_away(apdu: bytes, tag=tag, tear=tear) -> bytes:
+            nonlocal count
+            count += 1
+            if count > tear:
+                raise nfc.clf.TimeoutError("card left the field")
+            return tag.apdu(apdu)
+
+        with pytest.raises(nfc.clf.TimeoutError):
+            personalise(pulled_away, layout, card_keys)
+        tag.command(b"\xe0\x80")  # put back: a fresh activation
+        personalise(tag.apdu, layout, card_keys)
+        _, read = activated(tag)
+        assert CardVerifier(KEYS).verify(tag.uid, bytes(read.ndef.octets)).player_id == "P0001", tear
+        _, again = activated(tag)
+        with pytest.raises(Ntag424Error):  # and the factory key is gone
+            authenticate(again.transceive, 0, bytes(16))
 
 
 def test_a_tampered_command_is_refused_by_the_tag():
