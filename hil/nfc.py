@@ -1,6 +1,6 @@
-"""Simulated NFC: NTAG21x cards in a simulated reader's field, and a Type 3 tag over nfcpy's UDP driver.
+"""Simulated NFC: NTAG21x and NTAG 424 DNA cards in a simulated reader's field, and a Type 3 tag over UDP.
 
-Two simulations, both read through nfcpy's own code (tag activation, NDEF TLV parsing, writes):
+Three simulations, all read through nfcpy's own code (tag activation, NDEF TLV parsing, writes):
 
 * `SimulatedNtag` + `SimulatedReader`: an NTAG213/215/216 memory model answering the Type 2 Tag
   commands (READ, WRITE, GET_VERSION, READ_SIG, FAST_READ) behind an `nfc.clf.device.Device`
@@ -8,6 +8,9 @@ Two simulations, both read through nfcpy's own code (tag activation, NDEF TLV pa
   contactless frontend with a patched device), one level lower so `clf.sense()` and
   `nfc.tag.activate()` run unmodified. A card can be taken out of the field after N page writes
   (a tear) to test interrupted writes.
+* `SimulatedNtag424`: an NTAG 424 DNA behind the same device driver, as a Type 4A tag (ISO-DEP and
+  ISO 7816-4 through nfcpy's Type 4 Tag code), blank or personalised, mirroring a fresh SUN
+  message into its NDEF file at every read.
 * `Type3Emulator`: a Type 3 tag emulated with `nfc.ContactlessFrontend("udp:host:port")` in card
   mode, in another thread or process; a reader on the same UDP port reads it exactly as it would
   read a FeliCa card through a PN533. When reader and emulator poll in lock-step a read can miss:

@@ -81,7 +81,7 @@ def _replay(args: argparse.Namespace) -> int:
                 else:
                     sys.stdout.write(data.decode("utf-8"))
             if lines:
-                sys.stdout.flush() if out is None else out.flush()
+                (out or sys.stdout).flush()
     return 0
 
 
