@@ -52,8 +52,19 @@ def _err(msg: str) -> None:
 
 
 def cmd_enroll(args) -> int:
+    from vision.image_header import ImageHeaderError, ImageTooLargeError, check_image
     from vision.read import DeckModelError, enroll_deck
 
+    folder = Path(args.deck_dir)
+    for f in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if f.is_file() and f.suffix.lower() in {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}:
+            try:
+                check_image(f)  # the pixel budget, from the header, before any card is decoded
+            except ImageTooLargeError as exc:
+                _err(f"enroll: {f}: {exc}")
+                return 2
+            except (ImageHeaderError, OSError):
+                pass  # unreadable: enroll_deck names it with every other problem of the folder
     try:
         model, warnings = enroll_deck(args.deck_dir)
     except DeckModelError as exc:

@@ -19,6 +19,10 @@ class ImageHeaderError(ValueError):
     """The file is not an image whose size its header states, or the size is out of budget."""
 
 
+class ImageTooLargeError(ImageHeaderError):
+    """The header states more pixels than the budget."""
+
+
 def image_size(head: bytes) -> tuple[int, int]:
     """(width, height) from the first bytes of an image file; ImageHeaderError when not stated."""
     try:
@@ -60,7 +64,7 @@ def check_image(path: str | Path, max_pixels: int = MAX_PIXELS) -> tuple[int, in
     if w <= 0 or h <= 0:
         raise ImageHeaderError(f"header states {w}x{h} pixels")
     if w * h > max_pixels:
-        raise ImageHeaderError(
+        raise ImageTooLargeError(
             f"image of {w}x{h} pixels ({w * h / 1e6:.0f} MP) is over the budget of {max_pixels / 1e6:.0f} MP"
         )
     return w, h

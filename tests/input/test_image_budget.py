@@ -73,3 +73,30 @@ def test_truncated_or_unknown_headers_are_named():
     with pytest.raises(ImageHeaderError, match="not an image format"):
         image_size(b"%PDF-1.4")
     assert MAX_PIXELS >= 7680 * 4320  # an 8K camera frame is within budget
+
+
+def test_enroll_refuses_a_card_image_over_the_budget_before_decoding_any(tmp_path):
+    deck = tmp_path / "deck"
+    deck.mkdir()
+    huge_png(deck / "As.png", 20_000, 20_000)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "vision",
+            "enroll",
+            str(deck),
+            "--out",
+            str(tmp_path / "x.deck"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert (
+        f"enroll: {deck / 'As.png'}: image of 20000x20000 pixels (400 MP) is over the budget of 50 MP"
+        in r.stderr
+    )
+    assert not (tmp_path / "x.deck").exists()
