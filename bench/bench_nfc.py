@@ -9,7 +9,8 @@ path, and how much of it is the NFC part (field -> Tap) versus the check-in (Tap
 Runs: simulated NTAG215 cards written by the desk's own `write_card`, with no air-interface delay;
 the same with a PN532-on-UART delay model (--cmd-ms per tag command, default 6 ms: a 16-byte READ
 at 115200 baud plus PN532 framing); cards re-issued once (the record then sits behind a skipped
-TLV, so the table reads more pages); and a Type 3 tag emulated over nfcpy's UDP link.
+TLV, so the table reads more pages); NTAG 424 DNA cards personalised by the desk (SUN); and a Type 3
+tag emulated over nfcpy's UDP link.
 
     .venv/bin/python bench/bench_nfc.py [--taps 100] [--udp-taps 15] [--cmd-ms 6]
 """
@@ -35,7 +36,7 @@ from controller.registry.draw import TableSpec
 from controller.registry.keys import create_key_file, load_keys
 from controller.registry.reader import watch_reader
 from controller.registry.registry import Registry
-from hil.nfc import SimulatedNtag, SimulatedReader, Type3Emulator
+from hil.nfc import SimulatedNtag, SimulatedNtag424, SimulatedReader, Type3Emulator
 
 GOAL_MS = 300.0
 NOW = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
@@ -67,11 +68,12 @@ def setup(tmp: Path, players: int) -> tuple[Registry, object]:
     return registry, keys
 
 
-def desk_written_card(registry: Registry, keys, pid: str, writes: int) -> SimulatedNtag:
+def desk_written_card(registry: Registry, keys, pid: str, writes: int, model: str = "ntag215"):
     """A card as the desk writes it (`write_card`, all-or-nothing layout). writes=2: re-issued once,
-    so the record sits behind a proprietary TLV and the table reads more pages."""
+    so the record sits behind a proprietary TLV and the table reads more pages. model="ntag424": a
+    blank NTAG 424 DNA the desk personalises (SUN: the table checks the tag's CMAC and counter)."""
     desk = SimulatedReader(f"desk-{pid}")
-    tag = SimulatedNtag("ntag215")
+    tag = SimulatedNtag424() if model == "ntag424" else SimulatedNtag(model)
     desk.present(tag)
     for _ in range(writes):
         write_card(desk.frontend(), registry, keys, pid, now=NOW, wait=1)
@@ -80,12 +82,18 @@ def desk_written_card(registry: Registry, keys, pid: str, writes: int) -> Simula
 
 
 async def run_ntag(
-    registry: Registry, keys, players: list[str], cmd_s: float, name: str, writes: int = 1
+    registry: Registry,
+    keys,
+    players: list[str],
+    cmd_s: float,
+    name: str,
+    writes: int = 1,
+    model: str = "ntag215",
 ) -> dict[str, list[float]]:
     reader = SimulatedReader.named(name)
     cards = {}
     for pid in players:
-        tag = desk_written_card(registry, keys, pid, writes)
+        tag = desk_written_card(registry, keys, pid, writes, model)
         tag.latency = cmd_s
         cards[pid] = tag
     tables = {}
@@ -170,7 +178,7 @@ async def main() -> int:
     ap.add_argument("--cmd-ms", type=float, default=6.0)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        total_players = 3 * args.taps + args.udp_taps
+        total_players = 4 * args.taps + args.udp_taps
         registry, keys = setup(Path(tmp), total_players)
         registry.draw("E1", seed=1, now=NOW)
         players = [f"P{i:04d}" for i in range(total_players)]
@@ -186,8 +194,14 @@ async def main() -> int:
                 f"NTAG215 re-issued, {args.cmd_ms:g} ms/command",
                 await run_ntag(registry, keys, players[2 * n : 3 * n], args.cmd_ms / 1000, "b2", writes=2),
             )
+            report(
+                f"NTAG 424 DNA (SUN), {args.cmd_ms:g} ms/command",
+                await run_ntag(
+                    registry, keys, players[3 * n : 4 * n], args.cmd_ms / 1000, "b3", model="ntag424"
+                ),
+            )
         if args.udp_taps:
-            report("Type 3 tag over nfcpy UDP link", await run_udp(registry, keys, players[3 * n :]))
+            report("Type 3 tag over nfcpy UDP link", await run_udp(registry, keys, players[4 * n :]))
         registry.close()
     return 0
 

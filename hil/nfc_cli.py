@@ -33,7 +33,7 @@ def register(hil_subparsers: argparse._SubParsersAction) -> None:
     tap.add_argument("--keys", default=os.environ.get("SMART_TABLE_VENUE_KEYS", "venue-keys.toml"))
     tap.add_argument("--blank", action="store_true", help="a blank NTAG (for `register write-card`)")
     tap.add_argument("--uid", help="present the player's record on this tag UID instead (a copied card)")
-    tap.add_argument("--model", default="ntag215", choices=("ntag213", "ntag215", "ntag216"))
+    tap.add_argument("--model", default="ntag215", choices=("ntag213", "ntag215", "ntag216", "ntag424"))
     tap.add_argument("--dwell", type=float, default=1.5, help="seconds the card stays on the reader")
     tap.add_argument("--udp", metavar="HOST:PORT", help="emulate a Type 3 tag on nfcpy's UDP link instead")
     tap.add_argument("--duration", type=float, default=10.0, help="with --udp: seconds to serve")
@@ -47,7 +47,7 @@ def _err(message: str) -> int:
 
 def cmd_tap(args: argparse.Namespace) -> int:
     from controller.registry.errors import RegistryError, SecretFileError
-    from hil.nfc import SimulatedNtag, player_card, spool_tap
+    from hil.nfc import SimulatedNtag, SimulatedNtag424, player_card, spool_tap
 
     uid = None
     if args.uid:
@@ -64,7 +64,8 @@ def cmd_tap(args: argparse.Namespace) -> int:
         return _err(f"--reader {args.reader!r}: a simulated reader in another process is sim:<directory>")
     try:
         if args.blank:
-            tag = SimulatedNtag(args.model, uid if uid and len(uid) == 7 else None)
+            uid7 = uid if uid and len(uid) == 7 else None
+            tag = SimulatedNtag424(uid7) if args.model == "ntag424" else SimulatedNtag(args.model, uid7)
         else:
             if not args.player:
                 return _err("name the player whose card to tap, or use --blank")

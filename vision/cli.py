@@ -52,8 +52,19 @@ def _err(msg: str) -> None:
 
 
 def cmd_enroll(args) -> int:
+    from vision.image_header import ImageHeaderError, ImageTooLargeError, check_image
     from vision.read import DeckModelError, enroll_deck
 
+    folder = Path(args.deck_dir)
+    for f in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if f.is_file() and f.suffix.lower() in {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}:
+            try:
+                check_image(f)  # the pixel budget, from the header, before any card is decoded
+            except ImageTooLargeError as exc:
+                _err(f"enroll: {f}: {exc}")
+                return 2
+            except (ImageHeaderError, OSError):
+                pass  # unreadable: enroll_deck names it with every other problem of the folder
     try:
         model, warnings = enroll_deck(args.deck_dir)
     except DeckModelError as exc:
@@ -82,6 +93,7 @@ def cmd_detect(args) -> int:
     import cv2
 
     from vision.detect import Detector
+    from vision.image_header import ImageHeaderError, check_image
     from vision.read import DeckModelError
 
     layout = None
@@ -103,12 +115,15 @@ def cmd_detect(args) -> int:
         frame = None
         try:
             if Path(path).is_file():
+                check_image(path)  # the pixel budget, from the header, before decoding
                 frame = cv2.imread(path, cv2.IMREAD_COLOR)
             err = (
                 None
                 if frame is not None
                 else ("no such file" if not Path(path).exists() else "not a readable image")
             )
+        except ImageHeaderError as exc:
+            err = str(exc)
         except (cv2.error, OSError) as exc:
             err = f"cannot read image: {exc}"
         if err is None and (frame.shape[0] < 16 or frame.shape[1] < 16):
@@ -143,9 +158,16 @@ def cmd_calibrate(args) -> int:
     import cv2
 
     from vision.calibrate import CalibrationError, calibrate
+    from vision.image_header import ImageHeaderError, check_image
     from vision.layout import LayoutError, save_layout
 
     table = (args.table_width_mm, args.table_height_mm)
+    try:
+        if Path(args.image).is_file():
+            check_image(args.image)  # the pixel budget, from the header, before decoding
+    except (ImageHeaderError, OSError) as exc:
+        _err(f"calibrate: {args.image}: {exc}")
+        return 2
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR) if Path(args.image).is_file() else None
     if frame is None:
         _err(

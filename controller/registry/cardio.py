@@ -83,6 +83,8 @@ def write_card(
         raise CardWriteError(f"no card presented within {wait:g} s", "no_card")
     uid = bytes(tag.identifier)
     registry.check_card_issuable(uid, player_id)
+    if tag.type == "Type4Tag":  # an NTAG 424 DNA: personalised, not merely written
+        return _personalise_ntag424(clf, tag, registry, keys, player_id, now=now)
     message = encode_card(uid, player_id, keys)
     for _ in range(READ_ATTEMPTS - 1):  # a missed read looks like "no NDEF": look again first
         if tag.ndef is not None:
@@ -135,6 +137,49 @@ def write_card(
         f"(every table refuses it); the registry is unchanged. Run write-card again with this card.",
         "write_interrupted",
     )
+
+
+def _personalise_ntag424(
+    clf: Any, tag: Any, registry: Registry, keys: VenueKeys, player_id: str, *, now: datetime
+) -> WriteOutcome:
+    """Make a blank NTAG 424 DNA this player's card (controller.registry.ntag424), read it back,
+    verify its SUN message and record it with the read-back's counter (so that read is spent)."""
+    import nfc.clf
+    import nfc.tag
+
+    from controller.registry.card import ntag424_card_keys, sun_card_layout
+    from controller.registry.ntag424 import Ntag424Error, personalise
+
+    uid = bytes(tag.identifier)
+    try:
+        personalise(tag.transceive, sun_card_layout(player_id, keys), ntag424_card_keys(uid, keys))
+    except Ntag424Error as exc:
+        raise CardWriteError(
+            f"NTAG 424 DNA {uid.hex()} cannot be personalised ({exc}): only a blank card with its "
+            "factory keys can become a player card",
+            "not_blank",
+        ) from None
+    except (nfc.clf.CommunicationError, nfc.tag.TagCommandError) as exc:
+        raise CardWriteError(
+            f"NTAG 424 DNA {uid.hex()} left the reader during personalisation ({exc}); the registry is unchanged",
+            "write_interrupted",
+        ) from None
+    readback = _read_back(clf, uid)
+    try:
+        card = CardVerifier(keys).verify(uid, readback or b"")
+    except CardError as exc:
+        raise CardWriteError(
+            f"card {uid.hex()} read back but does not verify: {exc}", "verify_failed"
+        ) from None
+    if card.player_id != player_id:  # a card personalised for someone else in a run torn before
+        raise CardWriteError(
+            f"NTAG 424 DNA {uid.hex()} already holds {card.player_id}'s record; use a new card", "card_in_use"
+        )
+    replaced = registry.issue_card(uid, player_id, keys.venue, keys.current, now=now)
+    assert card.counter is not None
+    registry.advance_sun_counter(uid, card.counter)
+    log.info("event=card_written uid=%s player=%s kind=ntag424", uid.hex(), player_id)
+    return WriteOutcome(uid, player_id, replaced, 1, b"")
 
 
 def _read_back(clf: Any, uid: bytes) -> bytes | None:

@@ -137,6 +137,11 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             PRIMARY KEY (event_id, player_id))""",
         ],
     ),
+    (
+        3,
+        "NTAG 424 DNA cards: the last SUN read counter accepted per card (a read must go above it)",
+        ["ALTER TABLE cards ADD COLUMN sun_counter INTEGER"],
+    ),
 ]
 
 _ID = {

@@ -53,6 +53,17 @@ def identify(registry: Registry, verifier: CardVerifier, uid: bytes, message: by
             card.player_id,
             member,
         )
+    if card.counter is not None:  # NTAG 424 DNA: every genuine read counts up; a copy repeats one
+        last = registry.advance_sun_counter(uid, card.counter)
+        if last is not None:
+            return Identity(
+                uid,
+                "replayed_card",
+                f"card {uid.hex()} read with counter {card.counter}, but {last} was seen already: "
+                "a copied or replayed read",
+                card.player_id,
+                member,
+            )
     if member.status != "active":
         why = f" ({member.status_reason})" if member.status_reason else ""
         return Identity(

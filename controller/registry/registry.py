@@ -345,6 +345,25 @@ class Registry:
         row = self.db.read().one(f"SELECT {_CARD_COLS} FROM cards WHERE uid = ?", (bytes(uid).hex(),))
         return _card(row) if row else None
 
+    def sun_counter(self, uid: bytes) -> int | None:
+        """The highest NTAG 424 DNA read counter accepted for this card (None: never read by us)."""
+        row = self.db.read().one("SELECT sun_counter FROM cards WHERE uid = ?", (bytes(uid).hex(),))
+        return int(row[0]) if row and row[0] is not None else None
+
+    def advance_sun_counter(self, uid: bytes, counter: int) -> int | None:
+        """Record an NTAG 424 DNA read counter if it is above every one seen for this card; else the
+        highest seen (a copied or replayed read). One statement: two tables tapping the same recorded
+        read at once cannot both pass."""
+        with self.db.transaction() as tx:
+            cur = tx.execute(
+                "UPDATE cards SET sun_counter = ? WHERE uid = ? AND (sun_counter IS NULL OR sun_counter < ?)",
+                (counter, bytes(uid).hex(), counter),
+            )
+            if cur.rowcount == 1:
+                return None
+            row = tx.one("SELECT sun_counter FROM cards WHERE uid = ?", (bytes(uid).hex(),))
+        return int(row[0]) if row and row[0] is not None else -1
+
     def cards_of(self, player_id: str) -> list[Card]:
         rows = self.db.read().all(
             f"SELECT {_CARD_COLS} FROM cards WHERE player_id = ? ORDER BY issued_at", (player_id,)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from typing import BinaryIO
 
 from controller.rules.profile import DEFAULT_PROFILE, PROFILE_NAMES
 
@@ -59,22 +61,66 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"smart-table rules replay: {exc}", file=sys.stderr)
         return 2
     if args.file == "-":
-        stream = sys.stdin
+        stream = sys.stdin.buffer
     else:
         try:
-            stream = open(args.file, encoding="utf-8", errors="replace")  # noqa: SIM115
+            stream = open(args.file, "rb")  # noqa: SIM115
         except OSError as exc:
             print(f"smart-table rules replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
             return 2
-    out = sys.stdout
+    out = getattr(sys.stdout, "buffer", None)
     with stream:
-        for number, text in enumerate(stream, start=1):
-            lines = engine.feed(text, number)
+        for number, text in input_lines(stream):
+            lines = engine.feed(text, number) if isinstance(text, str) else [text]
             for line in lines:
-                out.write((describe(line, engine) if args.pretty else dumps(line)) + "\n")
+                shown = describe(line, engine) if args.pretty else dumps(line)
+                # UTF-8 whatever the locale; an engine message can never make the write fail
+                data = (shown + "\n").encode("utf-8", "backslashreplace")
+                if out is not None:
+                    out.write(data)
+                else:
+                    sys.stdout.write(data.decode("utf-8"))
             if lines:
-                out.flush()
+                (out or sys.stdout).flush()
     return 0
+
+
+LONGEST_LINE = 1 << 20  # bytes; a protocol line is under 200
+
+
+def input_lines(stream: BinaryIO) -> Iterator[tuple[int, str | dict]]:
+    """Numbered lines of a JSON Lines byte stream, read the same from a file and from a pipe.
+
+    Lines end at LF only (JSON Lines); a CR before it is dropped and a bare CR elsewhere is what JSON
+    makes of it (white space between tokens). A UTF-8 byte order mark before the first line is skipped.
+    A line that is not UTF-8 or is longer than LONGEST_LINE comes out as its `error` line instead.
+    """
+    number = 0
+    while True:
+        raw = stream.readline(LONGEST_LINE + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > LONGEST_LINE and not raw.endswith(b"\n"):
+            while (rest := stream.readline(LONGEST_LINE)) and not rest.endswith(b"\n"):
+                pass  # the rest of the long line, unread
+            yield number, _error(number, f"line longer than {LONGEST_LINE} bytes, not read")
+            continue
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield (
+                number,
+                _error(number, f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"),
+            )
+            continue
+        yield number, text
+
+
+def _error(number: int, message: str) -> dict:
+    return {"type": "error", "line": number, "message": message}
 
 
 def _show_profile(args: argparse.Namespace) -> int:

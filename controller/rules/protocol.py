@@ -8,6 +8,7 @@ problem. Validation here is about form (types, ranges, known values); whether an
 from __future__ import annotations
 
 import json
+import reprlib
 from typing import Any
 
 from controller.rules.cards import ALL_CARDS, card_problem
@@ -17,7 +18,45 @@ ACTIONS = ("fold", "check", "call", "bet", "raise", "allin")
 LEAVE_REASONS = ("eliminated", "moved", "disqualified", "left")
 EXPOSED_BY = ("dealer", "player")
 
-_decoder = json.JSONDecoder()
+# No real chip count comes near a trillion, and sums of 23 such stacks stay exact in any JSON reader
+# (2**53): a larger number is a typo or an attack, refused before it reaches the engine or the output.
+MAX_CHIPS = 10**12
+LONGEST_PLAYER = 64  # characters of a player id (as director commands allow)
+
+
+def _no_constant(name: str) -> Any:
+    raise Rejected(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
+
+
+_decoder = json.JSONDecoder(parse_constant=_no_constant)
+_clip = reprlib.Repr()  # (keyword arguments only from Python 3.12)
+_clip.maxstring = _clip.maxother = _clip.maxlong = 40
+_clip.maxlevel, _clip.maxlist, _clip.maxdict = 2, 4, 4
+
+
+def _shown(value: Any) -> str:
+    """A value as an error message quotes it: clipped, so a megabyte or a deep nest stays one short line."""
+    return _clip.repr(value)
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """Where in a decoded line a string holds a lone surrogate (a `\\ud800` escape: not a character, so
+    it cannot be written to the log, MQTT or a terminal), or None. Iterative: a deep nest is no risk."""
+    todo: list[tuple[Any, str]] = [(value, "the line")]
+    while todo:
+        item, where = todo.pop()
+        if type(item) is str:
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return f"{where} holds {exc.object[exc.start]!a} at character {exc.start + 1}"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                todo.append((inner, f"field {key!a}" if where == "the line" else f"{where}[{key!a}]"))
+                todo.append((key, "a field name"))
+        elif isinstance(item, list):
+            todo.extend((inner, f"{where}[{i}]") for i, inner in enumerate(item))
+    return None
 
 
 def _int(ev: dict, key: str, *, minimum: int = 0, required: bool = True, default: Any = None) -> Any:
@@ -27,9 +66,13 @@ def _int(ev: dict, key: str, *, minimum: int = 0, required: bool = True, default
             raise Rejected(f"missing field '{key}'")
         return default
     if isinstance(value, bool) or not isinstance(value, int):
-        raise Rejected(f"field '{key}' must be an integer, got {value!r}")
+        raise Rejected(f"field '{key}' must be an integer, got {_shown(value)}")
     if value < minimum:
-        raise Rejected(f"field '{key}' must be at least {minimum}, got {value}")
+        raise Rejected(f"field '{key}' must be at least {minimum}, got {_shown(value)}")
+    if value > MAX_CHIPS:
+        raise Rejected(
+            f"field '{key}': {_shown(value)} is larger than any chip count (at most {MAX_CHIPS:,})"
+        )
     return value
 
 
@@ -43,6 +86,8 @@ def _seat(ev: dict, seats: int, key: str = "seat") -> int:
 def _card(ev: dict, key: str = "card") -> str:
     if key not in ev:
         raise Rejected(f"missing field '{key}'")
+    if type(ev[key]) is not str or len(ev[key]) > 3:
+        raise Rejected(f"field '{key}': expected a card code like 'Ah', got {_shown(ev[key])}")
     problem = card_problem(ev[key])
     if problem:
         raise Rejected(f"field '{key}': {problem}")
@@ -53,7 +98,11 @@ def _cards(ev: dict, key: str = "cards") -> list[str]:
     cards = ev.get(key)
     if not isinstance(cards, list) or not cards:
         raise Rejected(f"field '{key}' must be a non-empty list of card codes")
+    if len(cards) > 52:
+        raise Rejected(f"field '{key}' lists {len(cards)} cards; a deck has 52")
     for i, card in enumerate(cards):
+        if type(card) is not str or len(card) > 3:
+            raise Rejected(f"field '{key}'[{i}]: expected a card code like 'Ah', got {_shown(card)}")
         problem = card_problem(card)
         if problem:
             raise Rejected(f"field '{key}'[{i}]: {problem}")
@@ -67,7 +116,7 @@ def _choice(ev: dict, key: str, choices: tuple[str, ...], default: str | None = 
     if value is None:
         raise Rejected(f"missing field '{key}' (one of {', '.join(choices)})")
     if value not in choices:
-        raise Rejected(f"field '{key}': {value!r} is not one of {', '.join(choices)}")
+        raise Rejected(f"field '{key}': {_shown(value)} is not one of {', '.join(choices)}")
     return value
 
 
@@ -78,10 +127,18 @@ def decode(text: str) -> dict:
         obj, end = _decoder.raw_decode(text)
     except json.JSONDecodeError as exc:
         raise Rejected(f"malformed JSON at column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise Rejected("malformed JSON: nested too deeply (a protocol line is two levels deep)") from None
+    except ValueError:  # Python's int-to-str limit: a number of more than 4,300 digits
+        raise Rejected(
+            f"a number of thousands of digits: larger than any chip count (at most {MAX_CHIPS:,})"
+        ) from None
     if end != len(text):
         raise Rejected(f"malformed JSON: unexpected text after the object at column {end + 1}")
     if not isinstance(obj, dict):
         raise Rejected(f"expected a JSON object, got {type(obj).__name__}")
+    if ("\\u" in text or not text.isascii()) and (where := _lone_surrogate(obj)):
+        raise Rejected(f"{where}, a lone surrogate, not a character: send UTF-8 text")
     return obj
 
 
@@ -96,7 +153,7 @@ def validate(ev: dict, seats: int) -> dict:
         raise Rejected("missing field 'type'")
     check = _VALIDATORS.get(kind)
     if check is None:
-        raise Rejected(f"unknown type {kind!r}")
+        raise Rejected(f"unknown type {_shown(kind)}")
     check(ev, seats)
     return ev
 
@@ -124,11 +181,17 @@ def _v_seat(ev: dict, seats: int) -> None:
     player = ev.get("player")
     if not isinstance(player, str | int) or isinstance(player, bool) or str(player) == "":
         raise Rejected("field 'player' must be a non-empty player id")
+    if isinstance(player, int) and not 0 <= player <= MAX_CHIPS:
+        raise Rejected(f"field 'player': {_shown(player)} is not a player id")
+    if isinstance(player, str) and len(player) > LONGEST_PLAYER:
+        raise Rejected(
+            f"field 'player': a player id is at most {LONGEST_PLAYER} characters, got {len(player)}"
+        )
     if ev.get("stack") is not None:
         _int(ev, "stack", minimum=1)
     moved = ev.get("moved", False)
     if not isinstance(moved, bool):
-        raise Rejected(f"field 'moved' must be true or false, got {moved!r}")
+        raise Rejected(f"field 'moved' must be true or false, got {_shown(moved)}")
     ev["moved"] = moved
 
 
@@ -179,8 +242,10 @@ def _v_action(ev: dict, seats: int) -> None:
         if not isinstance(chips, list) or not chips:
             raise Rejected("field 'chips' must be a non-empty list of chip values")
         for i, chip in enumerate(chips):
-            if isinstance(chip, bool) or not isinstance(chip, int) or chip <= 0:
-                raise Rejected(f"field 'chips'[{i}] must be a positive integer, got {chip!r}")
+            if isinstance(chip, bool) or not isinstance(chip, int) or not 0 < chip <= MAX_CHIPS:
+                raise Rejected(
+                    f"field 'chips'[{i}] must be a chip value 1..{MAX_CHIPS:,}, got {_shown(chip)}"
+                )
 
 
 def _v_show(ev: dict, seats: int) -> None:
@@ -271,7 +336,7 @@ def _accept_action(ev: dict, seats: int) -> bool:
     if type(action) is not str or action not in _ACTION_SET:
         return False
     to = ev.get("to")
-    if to is not None and (type(to) is not int or to < (1 if action in _BETS else 0)):
+    if to is not None and (type(to) is not int or to < (1 if action in _BETS else 0) or to > MAX_CHIPS):
         return False
     return ev.get("chips") is None  # chip lists: the general check
 
@@ -299,10 +364,10 @@ def _accept_seat(ev: dict, seats: int) -> bool:
     if type(seat) is not int or not 0 < seat <= seats:
         return False
     player = ev.get("player")
-    if type(player) is not str or not player:
+    if type(player) is not str or not player or len(player) > LONGEST_PLAYER:
         return False
     stack = ev.get("stack")
-    if stack is not None and (type(stack) is not int or stack < 1):
+    if stack is not None and (type(stack) is not int or not 0 < stack <= MAX_CHIPS):
         return False
     moved = ev.get("moved", False)
     if moved is not True and moved is not False:
@@ -322,12 +387,12 @@ def _accept_table(ev: dict, seats: int) -> bool:
 
 def _accept_level(ev: dict, seats: int) -> bool:
     sb, bb = ev.get("sb"), ev.get("bb")
-    if type(sb) is not int or type(bb) is not int or not 0 <= sb <= bb or bb < 1:
+    if type(sb) is not int or type(bb) is not int or not 0 <= sb <= bb or not 1 <= bb <= MAX_CHIPS:
         return False
     ante = ev.get("ante")
     if ante is None:
         ante = 0
-    elif type(ante) is not int or ante < 0:
+    elif type(ante) is not int or not 0 <= ante <= MAX_CHIPS:
         return False
     big_blind_ante = ev.get("big_blind_ante", False)
     if big_blind_ante is not True and big_blind_ante is not False:

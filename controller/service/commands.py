@@ -51,6 +51,8 @@ def _int(v: Any, key: str, lo: int, hi: int) -> int:
 def _text(v: Any, key: str, longest: int = 64) -> str:
     if not isinstance(v, str) or not v.strip() or len(v) > longest or any(ord(c) < 32 for c in v):
         raise CommandError("invalid", f"{key}: expected a non-empty string of at most {longest} characters")
+    if not v.isascii() and any(0xD800 <= ord(c) <= 0xDFFF for c in v):  # cannot be logged nor published
+        raise CommandError("invalid", f"{key}: holds a lone surrogate (\\ud800-\\udfff), not a character")
     return v
 
 
@@ -136,6 +138,10 @@ def parse_command(
             raise CommandError(
                 "malformed", f"cmd/{name}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
             ) from None
+        except RecursionError:
+            raise CommandError("malformed", f"cmd/{name}: not a command: JSON nested too deeply") from None
+        except ValueError:  # a number of more than 4,300 digits
+            raise CommandError("malformed", f"cmd/{name}: not a command: a number far too long") from None
     if not isinstance(body, dict):
         raise CommandError("malformed", f"cmd/{name}: expected a JSON object, got {type(body).__name__}")
     ident = body.get("id")
@@ -144,7 +150,13 @@ def parse_command(
     reply_to = body.get("reply_to")
     if reply_to is not None and (not isinstance(reply_to, str) or any(c in reply_to for c in "+#")):
         raise CommandError("malformed", "reply_to: expected a topic name without wildcards")
-    if token and not (isinstance(body.get("token"), str) and hmac.compare_digest(body["token"], token)):
+    given = body.get("token")
+    if token and not (  # compared as bytes: compare_digest refuses non-ASCII text with a TypeError
+        isinstance(given, str)
+        and hmac.compare_digest(
+            given.encode("utf-8", "surrogatepass"), token.encode("utf-8", "surrogatepass")
+        )
+    ):
         raise CommandError("unauthorised", f"cmd/{name}: missing or wrong director token")
     if name not in allowed:
         raise CommandError("unauthorised", f"cmd/{name}: this table does not accept {name!r} commands")
@@ -162,7 +174,7 @@ def peek_envelope(payload: bytes | str) -> tuple[Any, str | None]:
     """Best-effort id and reply_to of a payload that failed validation, so the refusal reaches its sender."""
     try:
         body = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None, None
     if not isinstance(body, dict):
         return None, None

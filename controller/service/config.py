@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -274,6 +275,15 @@ def _check_values(cfg: Config) -> list[str]:
             p.append(f"commands.allow: {name!r} is not a command ({', '.join(COMMAND_NAMES)})")
     if c.token_file and not Path(c.token_file).is_file():
         p.append(f"commands.token_file: file {c.token_file!r} does not exist")
+    for key, path in (
+        ("commands.token_file", c.token_file),
+        ("broker.password_file", b.password_file),
+        ("broker.key_file", b.key_file),
+        ("checkin.keys_file", ci.keys_file),
+    ):
+        problem = secret_file_problem(path)
+        if problem:
+            p.append(f"{key}: {problem}")
     if not 1 <= s.queue_size <= 100_000:
         p.append(f"service.queue_size: must be 1..100000, got {s.queue_size}")
     if not 1 <= s.command_backlog <= 100_000:
@@ -336,9 +346,17 @@ def load_config(path: str | os.PathLike[str] | None) -> Config:
         return parse_config(no_file_defaults(), "<defaults>")
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise ConfigError(name, [f"cannot read: {exc.strerror or exc}"]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ConfigError(
+            name, [f"not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line}, column {column}"]
+        ) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -384,6 +402,37 @@ def _free_port_preferring(host: str, port: int) -> int:
                 continue
             return int(sock.getsockname()[1])
     return port
+
+
+def secret_file_problem(path: str) -> str | None:
+    """Why a token, password or private key file must not be used, or None (also None when it is
+    missing or unset: that is said elsewhere). An empty secret would switch the check off; one that
+    others can read is no secret (ssh refuses a private key for the same reason)."""
+    if not path:
+        return None
+    try:
+        st = os.stat(path)
+        data = Path(path).read_bytes() if stat.S_ISREG(st.st_mode) else None
+    except OSError:
+        return None
+    if data is None:
+        return None
+    if st.st_mode & 0o077:
+        return (
+            f"file {path!r} is readable or writable by others (mode {stat.S_IMODE(st.st_mode):04o}); "
+            f"chmod 600 {path}"
+        )
+    if not data.strip():
+        return f"file {path!r} is empty"
+    if b"-----BEGIN" not in data:  # a token or password: its first line is the secret
+        first = data.splitlines()[0].strip() if data.splitlines() else b""
+        if not first:
+            return f"file {path!r}: the first line (the secret) is empty"
+        try:
+            first.decode("ascii")
+        except UnicodeDecodeError:
+            return f"file {path!r}: the secret is not plain ASCII text"
+    return None
 
 
 def read_secret(path: str) -> str:

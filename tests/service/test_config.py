@@ -65,6 +65,7 @@ def test_example_config_in_systemd_is_valid(tmp_path):
     text = (REPO / "systemd" / "table.toml").read_text()
     for name in ("mqtt-password", "director-token", "venue-keys.toml", "layout.toml", "ca.crt", "venue.deck"):
         (tmp_path / name).write_text("secret\n")
+        (tmp_path / name).chmod(0o600)  # a secret others can read is refused (config.secret_file_problem)
     path = tmp_path / "table.toml"
     path.write_text(text.replace("/etc/smart-table/", f"{tmp_path}/"))
     cfg = load_config(path)

@@ -20,7 +20,7 @@ from tests.service.conftest import HAND, Mosquitto, table_config
 REPO = Path(__file__).resolve().parents[2]
 PASSWD = shutil.which("mosquitto_passwd")
 PREFIX = "smarttable/v1/cool-mule/table-1"
-USERS = {"table-cool-mule-table-1": "tpw", "director": "dpw", "screen": "spw"}
+USERS = {"table-1@cool-mule": "tpw", "director": "dpw", "screen": "spw"}
 
 
 @pytest.fixture
@@ -65,13 +65,14 @@ async def messages_for(c: aiomqtt.Client, seconds: float) -> list[aiomqtt.Messag
 async def test_acl_and_mqtt5_correlation(tmp_path, secured):
     password = tmp_path / "table-password"
     password.write_text("tpw\n")
+    password.chmod(0o600)  # a secret others can read is refused (config.secret_file_problem)
     cfg = table_config(
         tmp_path,
         table={"venue": "cool-mule", "id": "table-1"},
         broker={
             "host": "127.0.0.1",
             "port": secured.port,
-            "username": "table-cool-mule-table-1",
+            "username": "table-1@cool-mule",
             "password_file": str(password),
             "protocol": "5",
         },
@@ -98,7 +99,7 @@ async def test_acl_and_mqtt5_correlation(tmp_path, secured):
         async with client(secured.port, "screen") as screen:
             await screen.publish(f"{PREFIX}/cmd/leave", json.dumps({"seat": 1, "reason": "left"}), qos=1)
         # the table's own login cannot publish under another table's prefix, nor send commands
-        async with client(secured.port, "table-cool-mule-table-1") as table:
+        async with client(secured.port, "table-1@cool-mule") as table:
             await table.publish("smarttable/v1/cool-mule/table-2/rulings", b'{"type":"misdeal"}', qos=1)
             await table.publish(f"{PREFIX}/cmd/hand_start", b"{}", qos=1)
         seen = await messages_for(director, 1.0)

@@ -105,6 +105,7 @@ async def test_a_reply_topic_outside_the_table_prefix_is_refused(tmp_path):
 async def test_director_token_makes_other_commands_unauthorised(tmp_path):
     token = tmp_path / "token"
     token.write_text("s3cret\n")
+    token.chmod(0o600)  # a secret others can read is refused (config.secret_file_problem)
     cfg = table_config(tmp_path, commands={"token_file": str(token)})
     async with TableService(cfg) as service, Recorder(service.broker.port, cfg.prefix) as rec:
         refused = await rec.command("seat", {"seat": 1, "player": "X"})
