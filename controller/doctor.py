@@ -16,7 +16,6 @@ import asyncio
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import time
@@ -315,26 +314,22 @@ def check_disk(cfg: Any) -> Check:
 
 
 def check_secret_files(cfg: Any) -> Check:
-    files = {
-        "broker.password_file": cfg.broker.password_file,
-        "broker.key_file": cfg.broker.key_file,
-        "commands.token_file": cfg.commands.token_file,
-        "checkin.keys_file": cfg.checkin.keys_file,
-    }
-    named = {k: v for k, v in files.items() if v}
+    """The service's own rule (config.secret_file_problem): present, not empty, mode 0600."""
+    from controller.service.config import secret_file_problem, secret_files
+
+    named = secret_files(cfg)
     if not named:
         return Check("secrets", OK, "no key, password or token files configured")
     problems, fixes = [], []
     for key, path in named.items():
-        try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-        except OSError as exc:
-            problems.append(f"{key} {path}: {exc.strerror}")
-            fixes.append(f"create {path}")
+        if not os.path.exists(path):
+            problems.append(f"{key} {path}: no such file")
+            fixes.append(f"create {path}, mode 0600")
             continue
-        if mode & 0o007:  # the service's group may read it (root:smart-table 0640), nobody else
-            problems.append(f"{key} {path} is mode {mode:04o}, readable by every user")
-            fixes.append(f"sudo chown root:smart-table {path} && sudo chmod 640 {path}")
+        problem = secret_file_problem(path)
+        if problem:
+            problems.append(f"{key}: {problem}")
+            fixes.append(f"sudo chown smart-table: {path} && sudo chmod 600 {path}")
     if problems:
         return Check("secrets", FAIL, "; ".join(problems), "; ".join(fixes))
     return Check(
@@ -401,7 +396,7 @@ def _doctor(args: argparse.Namespace) -> int:
     from controller.service.config import ConfigError, load_config
 
     try:
-        cfg = load_config(args.config)
+        cfg = load_config(args.config, check_secrets=False)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -147,7 +147,14 @@ else
   skip "(needs --system) the chown of: sudo chown -R root:smart-table /etc/smart-table && sudo chmod 640 /etc/smart-table/*"
   chmod 640 "$ROOT"/etc/smart-table/*
 fi
-[ "$(stat -c %a "$ROOT/etc/smart-table/mqtt-password")" = 640 ] && ok "secrets mode 0640"
+SECRETS='sudo chown smart-table: /etc/smart-table/mqtt-password /etc/smart-table/director-token && sudo chmod 600 /etc/smart-table/mqtt-password /etc/smart-table/director-token'
+if [ "$SYSTEM" = 1 ]; then
+  guide "$SECRETS"
+else
+  skip "(needs --system) the chown of: $SECRETS"
+  chmod 600 "$ROOT"/etc/smart-table/mqtt-password "$ROOT"/etc/smart-table/director-token
+fi
+[ "$(stat -c %a "$ROOT/etc/smart-table/mqtt-password")" = 600 ] && ok "secrets mode 0600"
 guide 'sudo -u smart-table /opt/smart-table/.venv/bin/smart-table run --config /etc/smart-table/table.toml --check'
 ok "the configuration passes run --check"
 
@@ -162,7 +169,7 @@ guide "sudo mosquitto_passwd -c -b /etc/mosquitto/smart-table.passwd director 't
 say "\$ sudo systemd/mosquitto/add-table.sh cool-mule table-1"
 ADDED=$(systemd/mosquitto/add-table.sh cool-mule table-1 "$ROOT/etc/mosquitto/smart-table.acl" "$ROOT/etc/mosquitto/smart-table.passwd") \
   || fail "add-table.sh failed"
-TABLE_PASSWORD=$(printf '%s\n' "$ADDED" | sed -n 's/^user table-cool-mule-table-1 password //p')
+TABLE_PASSWORD=$(printf '%s\n' "$ADDED" | sed -n 's/^user table-1@cool-mule password //p')
 [ -n "$TABLE_PASSWORD" ] && ok "add-table.sh made the table's login"
 if [ "$(id -u)" = 0 ] && id mosquitto >/dev/null 2>&1; then
   # As root, Mosquitto drops to its own user: the guide's chown is what lets it read the files.

@@ -275,15 +275,6 @@ def _check_values(cfg: Config) -> list[str]:
             p.append(f"commands.allow: {name!r} is not a command ({', '.join(COMMAND_NAMES)})")
     if c.token_file and not Path(c.token_file).is_file():
         p.append(f"commands.token_file: file {c.token_file!r} does not exist")
-    for key, path in (
-        ("commands.token_file", c.token_file),
-        ("broker.password_file", b.password_file),
-        ("broker.key_file", b.key_file),
-        ("checkin.keys_file", ci.keys_file),
-    ):
-        problem = secret_file_problem(path)
-        if problem:
-            p.append(f"{key}: {problem}")
     if not 1 <= s.queue_size <= 100_000:
         p.append(f"service.queue_size: must be 1..100000, got {s.queue_size}")
     if not 1 <= s.command_backlog <= 100_000:
@@ -295,8 +286,28 @@ def _check_values(cfg: Config) -> list[str]:
     return p
 
 
-def parse_config(raw: dict[str, Any], source: str = "<config>") -> Config:
-    """Validate a decoded TOML document; raise ConfigError listing every problem by dotted key."""
+def secret_files(cfg: Config) -> dict[str, str]:
+    """The configured token, password and key files by dotted key (unset ones left out)."""
+    named = {
+        "commands.token_file": cfg.commands.token_file,
+        "broker.password_file": cfg.broker.password_file,
+        "broker.key_file": cfg.broker.key_file,
+        "checkin.keys_file": cfg.checkin.keys_file,
+    }
+    return {k: v for k, v in named.items() if v}
+
+
+def _secret_problems(cfg: Config) -> list[str]:
+    return [
+        f"{key}: {problem}"
+        for key, path in secret_files(cfg).items()
+        if (problem := secret_file_problem(path))
+    ]
+
+
+def parse_config(raw: dict[str, Any], source: str = "<config>", *, check_secrets: bool = True) -> Config:
+    """Validate a decoded TOML document; raise ConfigError listing every problem by dotted key.
+    `check_secrets=False` is for `smart-table doctor`, which reports bad secret files as a check of its own."""
     problems: list[str] = []
     built: dict[str, Any] = {}
     for name in raw:
@@ -335,12 +346,14 @@ def parse_config(raw: dict[str, Any], source: str = "<config>") -> Config:
         built[name] = cls(**kwargs)
     cfg = Config(**built, source=source)
     problems.extend(_check_values(cfg))
+    if check_secrets:
+        problems.extend(_secret_problems(cfg))
     if problems:
         raise ConfigError(source, problems)
     return cfg
 
 
-def load_config(path: str | os.PathLike[str] | None) -> Config:
+def load_config(path: str | os.PathLike[str] | None, *, check_secrets: bool = True) -> Config:
     """Read and validate a TOML file; None gives the simulated table's defaults."""
     if path is None:
         return parse_config(no_file_defaults(), "<defaults>")
@@ -361,7 +374,7 @@ def load_config(path: str | os.PathLike[str] | None) -> Config:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(name, [f"not valid TOML: {exc}"]) from None
-    return parse_config(raw, name)
+    return parse_config(raw, name, check_secrets=check_secrets)
 
 
 def no_file_defaults() -> dict[str, dict[str, Any]]:

@@ -109,7 +109,7 @@ def test_key_files_readable_by_others_fail_with_chmod(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     line = next(x for x in proc.stdout.splitlines() if " secrets " in x)
     assert (
-        line.startswith("FAIL") and "mode 0644" in line and f"chmod 640 {tmp_path / 'director-token'}" in line
+        line.startswith("FAIL") and "mode 0644" in line and f"chmod 600 {tmp_path / 'director-token'}" in line
     )
     assert "checks passed, see the fixes above" in proc.stdout
 

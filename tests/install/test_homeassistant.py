@@ -76,7 +76,7 @@ async def test_the_table_announces_itself_and_the_sensors_read_its_state(tmp_pat
         "broker": {
             "host": "127.0.0.1",
             "port": broker.port,
-            "username": "table-bar-7-t3",
+            "username": "t3@bar-7",
             "password_file": str(secret),
             "protocol": "3.1.1",
         },
@@ -126,7 +126,7 @@ async def test_another_tables_login_may_not_announce_this_one(tmp_path, venue_br
     """The ACL block lets a table write only its own discovery topics."""
     broker, secret = venue_broker
     async with aiomqtt.Client(
-        "127.0.0.1", broker.port, username="table-bar-7-t3", password=secret.read_text().strip(), timeout=5
+        "127.0.0.1", broker.port, username="t3@bar-7", password=secret.read_text().strip(), timeout=5
     ) as c:
         await c.publish("homeassistant/sensor/smart_table_bar_7_t9/hand/config", b"{}", qos=1, retain=True)
     assert await retained(broker.port, "homeassistant/#") == {}
