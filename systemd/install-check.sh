@@ -216,7 +216,7 @@ set +e
 guide 'sudo -u smart-table /opt/smart-table/.venv/bin/smart-table doctor --config /etc/smart-table/table.toml --snapshot /tmp/doctor' \
   | tee "$ROOT/doctor.log"
 set -e
-grep -q '^ok    broker   127.0.0.1:'"$PORT"' as table-cool-mule-table-1: connected' "$ROOT/doctor.log" \
+grep -q '^ok    broker   127.0.0.1:'"$PORT"' as table-1@cool-mule: connected' "$ROOT/doctor.log" \
   && ok "doctor reaches the broker with the table's login" || fail "doctor: broker"
 grep -q '^ok    secrets' "$ROOT/doctor.log" && ok "doctor: key and token files" || fail "doctor: secrets"
 [ "$(grep -cE '^(ok|warn|FAIL|skip) ' "$ROOT/doctor.log")" = 8 ] && ok "doctor: one line per part (8)"
