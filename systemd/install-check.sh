@@ -224,8 +224,9 @@ grep -q '^ok    secrets' "$ROOT/doctor.log" && ok "doctor: key and token files" 
 PIDS+=($!)
 for _ in $(seq 100); do grep -q 'event=ready\|READY\|event=started' "$ROOT/service.log" && break; sleep 0.2; done
 sleep 1
-say "\$ smart-table top --config /etc/smart-table/table.toml --once --wait 3"
-.venv/bin/smart-table top --config "$CONF" --once --wait 3 >"$ROOT/top.log" \
+say "\$ /opt/smart-table/.venv/bin/smart-table top --config /etc/smart-table/table.toml --username director --password-file ~/director-password"
+(umask 077 && echo 'the-director-password' >"$ROOT/director-password")
+.venv/bin/smart-table top --config "$CONF" --username director --password-file "$ROOT/director-password" --once --wait 3 >"$ROOT/top.log" \
   || { cat "$ROOT/top.log" "$ROOT/service.log"; fail "top did not see the table"; }
 grep -q 'cool-mule/table-1' "$ROOT/top.log" && grep -q 'online' "$ROOT/top.log" \
   && ok "the table publishes with its own login through the ACL; top shows it online" || fail "top"
