@@ -16,6 +16,7 @@ from controller.rules.errors import Rejected
 ACTIONS = ("fold", "check", "call", "bet", "raise", "allin")
 LEAVE_REASONS = ("eliminated", "moved", "disqualified", "left")
 EXPOSED_BY = ("dealer", "player")
+ACTIONS_MODES = ("entered", "observed")  # the `table` line's `actions`: who tells the engine the betting
 
 _decoder = json.JSONDecoder()
 
@@ -107,6 +108,8 @@ def _v_table(ev: dict, seats: int) -> None:
         raise Rejected(f"field 'seats': {n} seats is more than a Hold'em table can deal to (23)")
     if "profile" in ev and not isinstance(ev["profile"], str):
         raise Rejected("field 'profile' must be a string")
+    if "actions" in ev:
+        _choice(ev, "actions", ACTIONS_MODES)
 
 
 def _v_level(ev: dict, seats: int) -> None:
@@ -230,6 +233,9 @@ _VALIDATORS = {
     "time_expired": _v_seat_only,
     # A director's penalty: the player sits away from the table but is dealt in (dragons_den:40).
     "penalty": _v_penalty,
+    # What the camera sees at a table where nobody enters the actions (spec: `actions: observed`).
+    "fold_seen": _v_seat_only,
+    "chips_seen": _v_seat_only,
 }
 
 INPUT_TYPES = tuple(_VALIDATORS)
@@ -317,6 +323,8 @@ def _accept_table(ev: dict, seats: int) -> bool:
         n = seats
     if type(n) is not int or not 2 <= n <= 23:
         return False
+    if "actions" in ev and not (type(ev["actions"]) is str and ev["actions"] in ACTIONS_MODES):
+        return False
     return "profile" not in ev or type(ev["profile"]) is str
 
 
@@ -354,4 +362,6 @@ QUICK_CHECKS = {
     "back": _accept_seat_field,
     "hand_start": _accept_none,
     "hand_end": _accept_none,
+    "fold_seen": _accept_seat_field,
+    "chips_seen": _accept_seat_field,
 }
