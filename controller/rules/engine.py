@@ -433,7 +433,7 @@ class TableEngine:
         not pushed yet). The place is theirs now; the seat empties when the hand is over, and the button and
         blinds of the next hand follow (the dead button: bar_league:Dead Button, cool_mule:10)."""
         if seat in self.leaving:
-            raise Rejected(f"seat {seat} is already out: it leaves when hand {h.number} is over")
+            return []  # tapped out already (the director's `leave` for it too is taken quietly)
         place = len(self.players) - len(self.leaving)
         self.leaving.append(seat)
         h.play.seen_fold(seat)  # its hand can win nothing more
