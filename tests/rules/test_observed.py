@@ -404,3 +404,30 @@ def test_a_whole_evening_nine_players_to_heads_up(profile: str):
     assert places == list(range(9, 2, -1)), places  # finishing order kept: ninth place first
     assert len(hands) > 20
     assert any(h["dead_button"] for h in hands), "an evening of bust-outs puts the button on an empty seat"
+
+
+def test_the_issues_hand_through_rules_replay():
+    """The fixed contract: outside tests feed lines to `smart-table rules replay` and compare."""
+    import subprocess
+    import sys
+
+    lines = [{"type": "table", "seats": 4, "profile": "bar_league", "actions": "observed"}]
+    lines += [seat(s, stack=1000) for s in (1, 2, 3, 4)]
+    lines += [{"type": "level", "sb": 25, "bb": 50}, HAND_START]
+    lines += [deal(s) for s in (1, 2, 3, 4, 1, 2, 3, 4)]
+    lines += [board("Ah", "Kd", "7c"), fold_seen(1), chips_seen(2), board("2s"), board("9h"), HAND_END]
+    lines += [leave(3), HAND_START]
+    r = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "rules", "replay", "-"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [o["type"] for o in out] == ["hand", "substantial_action", "eliminated", "hand"], out
+    assert out[2] == {"type": "eliminated", "seat": 3, "place": 4, "player": "P3"}
+    # bar_league:Dead Button: the button moves into last hand's small blind (seat 1); seat 3 gone, the big
+    # blind advances past it to seat 4, and seat 2 (last hand's big blind) posts the small blind.
+    assert (out[3]["button"], out[3]["sb"], out[3]["bb"]) == (1, 2, 4)
