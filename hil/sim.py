@@ -1040,7 +1040,8 @@ async def _do_step(sim: SimTable, step: Step) -> None:
         before = len(sim.observer.events)
         await sim.tap(v)
         deadline = time.monotonic() + timeout
-        while not any(e.get("type") == "checkin" for e in sim.observer.events[before:]):
+        # A check-in, or for a seated player once play began a bust-out question or its answer (SeatTaps).
+        while not any(e.get("type") in ("checkin", "bustout") for e in sim.observer.events[before:]):
             if time.monotonic() > deadline:
                 raise StepFailed(
                     f"no check-in reached the table within {timeout:.0f} s of tapping {v}'s card "

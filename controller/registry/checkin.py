@@ -222,7 +222,9 @@ class TableCheckIn:
                 assigned={"table": assigned.table_id, "seat": assigned.seat},
             )
         previous = self.registry.checkin(self.event_id, player)
-        seated = seat_of(table, player) if previous is not None else None
+        # Before the first hand nobody is away or busting: a seated player's tap then only confirms the seat.
+        started = (table or {}).get("phase", "waiting") != "waiting"
+        seated = seat_of(table, player) if previous is not None and started else None
         if seated is not None:
             seat, away = seated
             lines = self.seat_taps.tap(

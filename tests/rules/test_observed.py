@@ -431,3 +431,41 @@ def test_the_issues_hand_through_rules_replay():
     # bar_league:Dead Button: the button moves into last hand's small blind (seat 1); seat 3 gone, the big
     # blind advances past it to seat 4, and seat 2 (last hand's big blind) posts the small blind.
     assert (out[3]["button"], out[3]["sb"], out[3]["bb"]) == (1, 2, 4)
+
+
+def test_random_camera_lines_never_crash_nor_rule_for_want_of_actions():
+    """Half-valid lines at an observed table: an `error` line leaves the table as it was, nothing is an
+    internal error, and no ruling ever comes from actions nobody entered."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from tests.rules.test_fuzz import event
+
+    camera = st.fixed_dictionaries(
+        {"type": st.sampled_from(["fold_seen", "chips_seen"]), "seat": st.integers(0, 11)}
+    )
+    no_bets = st.one_of(camera, camera, event).filter(
+        lambda ev: not (isinstance(ev, dict) and ev.get("type") == "action")
+    )
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.sampled_from(PROFILES), st.lists(no_bets, min_size=1, max_size=60))
+    def run(profile: str, events: list) -> None:
+        engine = TableEngine(profile, 9, actions="observed")
+        for s in (1, 3, 5, 7):
+            engine.feed(json.dumps({"type": "seat", "seat": s, "player": f"S{s}", "stack": 2000}))
+        engine.feed(json.dumps({"type": "level", "sb": 25, "bb": 50}))
+        engine.feed(json.dumps({"type": "hand_start"}))
+        for n, ev in enumerate(events, 10):
+            text = ev if isinstance(ev, str) else json.dumps({k: v for k, v in ev.items() if v is not None})
+            before = engine.snapshot()
+            out = engine.feed(text, n)
+            for line in out:
+                assert "internal error" not in line.get("message", ""), (text, line)
+                assert line["type"] not in FOR_WANT_OF_ACTIONS - {"board_redeal"}, (text, line)
+                if line["type"] == "board_redeal":  # only a four-card flop or two cards for the turn
+                    assert len(json.loads(text)["cards"]) >= 2, (text, line)
+            if out and all(line["type"] == "error" for line in out):
+                assert engine.snapshot() == before, text
+
+    run()
