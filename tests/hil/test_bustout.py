@@ -94,3 +94,39 @@ def test_the_tapped_out_lines_move_the_dead_button_at_an_observed_table():
     hand = feed({"type": "hand_start"})[0]
     # The button moves into last hand's small blind, now an empty seat: a dead button; seat 1 deals.
     assert (hand["button"], hand["dead_button"], hand["sb"], hand["bb"], hand["dealer"]) == (2, True, 3, 4, 1)
+
+
+def test_a_checked_in_players_tap_confirms_the_seat_before_play_and_asks_out_once_play_began(tmp_path):
+    """Through the registry: the first tap seats the player; before the first hand a tap again only says so
+    (repeat); once a hand is on, a tap asks "out?" and a second tap sends `leave` with reason eliminated."""
+    from controller.registry.card import CardVerifier, encode_card
+    from controller.registry.checkin import TableCheckIn
+    from controller.registry.keys import load_keys
+    from controller.registry.registry import Registry
+    from hil.scenario import Player
+    from hil.sim import EVENT_ID, set_up_desk
+
+    desk = set_up_desk(
+        tmp_path, "bar_league", "bar_league", 6, (Player("P1", "Ann", 1), Player("P2", "Bo", 4))
+    )
+    keys = load_keys(desk.keys_file)
+    registry = Registry.open(desk.registry_url)
+    try:
+        table = TableCheckIn(
+            registry, venue="bar_league", table_id="T1", event_id=EVENT_ID, verifier=CardVerifier(keys)
+        )
+
+        def tap(when: datetime, view: dict):
+            return table.on_tap(desk.uids["P2"], encode_card(desk.uids["P2"], "P2", keys), when, view)
+
+        first = tap(at(0), {"phase": "waiting", "seats": []})
+        assert types(first.lines) == ["seat", "checkin"] and first.seat == 4
+        view = {"phase": "waiting", "seats": [{"seat": 4, "player": "P2", "away": False}]}
+        assert tap(at(5), view).lines[0].get("repeat") is True
+        view["phase"] = "river"
+        asked = tap(at(60), view)
+        assert types(asked.lines) == ["bustout"] and asked.seat == 4
+        done = tap(at(63), view)
+        assert done.lines[-1] == {"type": "leave", "seat": 4, "reason": "eliminated", "player": "P2"}
+    finally:
+        registry.close()
