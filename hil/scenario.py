@@ -6,6 +6,7 @@ named by file and step:
     name: clean hand
     profile: cool_mule            # one of the five rulebooks
     seats: 6
+    actions: observed             # optional: observed (default, self-dealt: nobody enters bets) or entered
     level: {sb: 50, bb: 100}      # optional: the first blind level (a director command)
     players:                      # the registration desk: members, cards issued, seats drawn
       - {id: P1, name: Ann, seat: 1}
@@ -56,6 +57,11 @@ STEP_KINDS = (
     "board",  # n | [cards]: board cards turned face up as one group (camera)
     "burn",  # null: a burn card taken (no sensor sees it: entered as the dealer would)
     "action",  # {seat, action, to?}: a player acts (entered as the dealer would)
+    # What a self-dealt table shows. The camera's tracker does not report these yet: the simulator renders
+    # what it can and sends the line the camera will send (fold_seen, chips_seen, show) itself.
+    "fold",  # seat: the seat's cards go face down into the muck (fold_seen)
+    "chips",  # seat: chips go forward from the seat into the betting area (chips_seen)
+    "show",  # seat: the seat's hole cards are turned face up at showdown (show)
     "collect",  # null: every card is gathered off the felt for the next deal (camera)
     "muck",  # seat: the seat's cards are thrown into the muck (camera)
     "wait",  # seconds
@@ -79,6 +85,7 @@ COLOR_NAMES = (
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 ACTIONS = ("fold", "check", "call", "bet", "raise", "allin")
+ACTIONS_MODES = ("observed", "entered")  # the table's `actions`: nobody enters bets, or someone does
 LEAVE_REASONS = ("eliminated", "moved", "disqualified", "left")
 
 
@@ -133,6 +140,7 @@ class Scenario:
     steps: tuple[Step, ...]
     level: dict[str, int] | None = None
     source: str = "<scenario>"
+    actions: str = "observed"
 
     @property
     def slug(self) -> str:
@@ -220,7 +228,7 @@ def parse(raw: Any, source: str = "<scenario>") -> Scenario:
         raise ScenarioError(
             source, [f"expected a mapping with name, profile, steps; got {type(raw).__name__}"]
         )
-    known = {"name", "description", "profile", "seats", "players", "steps", "level", "__line__"}
+    known = {"name", "description", "profile", "seats", "players", "steps", "level", "actions", "__line__"}
     for key in raw:
         if key not in known:
             problems.append(f"unknown key {key!r} (keys: {', '.join(sorted(known - {'__line__'}))})")
@@ -232,6 +240,12 @@ def parse(raw: Any, source: str = "<scenario>") -> Scenario:
     if not _int(seats) or not 2 <= seats <= 10:
         problems.append(f"seats: expected 2..10, got {seats!r}")
         seats = 10
+    actions = raw.get("actions", "observed")
+    if actions not in ACTIONS_MODES:
+        problems.append(
+            f"actions: {actions!r} is not one of {', '.join(ACTIONS_MODES)} "
+            "(observed: nobody enters the bets; entered: every action is entered)"
+        )
     level = raw.get("level")
     if level is not None:
         level = _strip_lines(level)
@@ -260,6 +274,7 @@ def parse(raw: Any, source: str = "<scenario>") -> Scenario:
         steps=tuple(steps),
         level=level,
         source=source,
+        actions=str(actions),
     )
 
 
@@ -351,7 +366,7 @@ def _check_step(where: str, kind: str, v: Any, seats: int, ids: set[str], p: lis
     elif kind == "level":
         if not (isinstance(v, dict) and _int(v.get("sb")) and _int(v.get("bb"))):
             bad("expected {sb: N, bb: N, ante: N (optional)}")
-    elif kind in ("button", "move_button", "muck"):
+    elif kind in ("button", "move_button", "muck", "fold", "chips", "show"):
         if not _seat_ok(v, seats):
             bad(f"expected a seat 1..{seats}, got {v!r}")
     elif kind in ("hand_start", "hand_end", "burn", "collect"):
@@ -376,7 +391,9 @@ def _check_step(where: str, kind: str, v: Any, seats: int, ids: set[str], p: lis
             bad("expected nothing or {rounds: 1|2, skip: [seats], extra: [seats]}")
     elif kind == "expose":
         if not (isinstance(v, dict) and _seat_ok(v.get("seat"), seats)):
-            bad("expected {seat: N, index: 0|1}")
+            bad("expected {seat: N, index: 0|1, by: dealer|player (optional)}")
+        elif v.get("by", "dealer") not in ("dealer", "player"):
+            bad(f"by: {v.get('by')!r} is not dealer or player")
     elif kind == "board":
         if _int(v):
             if not 1 <= v <= 5:

@@ -596,7 +596,13 @@ class SimTable:
             }
         config = parse_config(
             {
-                "table": {"id": TABLE_ID, "venue": topic_venue, "seats": sc.seats, "profile": sc.profile},
+                "table": {
+                    "id": TABLE_ID,
+                    "venue": topic_venue,
+                    "seats": sc.seats,
+                    "profile": sc.profile,
+                    "actions": sc.actions,
+                },
                 "devices": devices,
                 "broker": broker,
                 "event_log": {"path": str(self.artifacts / "events.db"), "synchronous": "normal"},
@@ -1034,7 +1040,8 @@ async def _do_step(sim: SimTable, step: Step) -> None:
         before = len(sim.observer.events)
         await sim.tap(v)
         deadline = time.monotonic() + timeout
-        while not any(e.get("type") == "checkin" for e in sim.observer.events[before:]):
+        # A check-in, or for a seated player once play began a bust-out question or its answer (SeatTaps).
+        while not any(e.get("type") in ("checkin", "bustout") for e in sim.observer.events[before:]):
             if time.monotonic() > deadline:
                 raise StepFailed(
                     f"no check-in reached the table within {timeout:.0f} s of tapping {v}'s card "
@@ -1109,7 +1116,7 @@ async def _do_step(sim: SimTable, step: Step) -> None:
         await sim.settle()
     elif kind == "expose":
         mark = len(sim.camera_lines)
-        await sim.change_table(lambda cam: cam.expose(v["seat"], int(v.get("index", 0))))
+        code = await sim.change_table(lambda cam: cam.expose(v["seat"], int(v.get("index", 0))))
         got = await sim.camera_reports(
             mark, lambda ln: ln.get("type") == "expose" and ln.get("seat") == v["seat"], timeout
         )
@@ -1118,6 +1125,29 @@ async def _do_step(sim: SimTable, step: Step) -> None:
                 f"the camera did not report the card turned up at seat {v['seat']} within "
                 f"{timeout:.0f} s; it reported: {_seen_camera(sim, mark)}"
             )
+        if v.get("by") == "player":
+            # The tracker reports every exposure as the dealer's; who turned the card up is told here, as
+            # the camera will once it tells a card turned up in a seat zone from one that arrived face up.
+            await sim.enter({"type": "expose", "seat": v["seat"], "card": code, "by": "player"})
+        await sim.settle()
+    elif kind == "fold":
+        # The cards are rendered going to the muck; the fold_seen line is the simulator's (the tracker does
+        # not report folds yet).
+        await sim.change_table(lambda cam: cam.muck(v))
+        await sim.enter({"type": "fold_seen", "seat": v})
+        await sim.settle(quiet=0.05)
+    elif kind == "chips":
+        await sim.enter({"type": "chips_seen", "seat": v})  # no chips are rendered yet: the simulator's line
+        await sim.settle(quiet=0.05)
+    elif kind == "show":
+        # Both hole cards turned face up (rendered; the tracker reports them as exposures), and the `show`
+        # line the camera will send for cards tabled at showdown.
+        cards = await sim.change_table(
+            lambda cam: [cam.expose(v, i) for i in range(len(cam._hole.get(v, [])))]
+        )
+        if len(cards) != 2:
+            raise StepFailed(f"seat {v} holds {len(cards)} card(s) on the felt: nothing to show")
+        await sim.enter({"type": "show", "seat": v, "cards": cards})
         await sim.settle()
     elif kind == "board":
         cards = [None] * v if isinstance(v, int) else list(v)

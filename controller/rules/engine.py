@@ -9,6 +9,8 @@ What happens where:
 * seating, button and blinds: `controller.rules.seating.compute_positions` (the dead-button rule);
 * the deal monitor (misdeals, exposed, extra and boxed cards, absent players): here, `_on_deal` & co;
 * substantial action: here, `_count_substantial`, per the profile's definition;
+* a table where nobody enters the actions (`actions: observed`): here, `_seen_action` & co count what the
+  camera saw; `HandPlay` then models no betting (so rules nothing for want of actions);
 * betting, board, pots and showdown: `controller.rules.hand_play.HandPlay`, one per hand.
 
 A rejected line leaves the state exactly as it was: every handler checks before it changes anything,
@@ -96,6 +98,11 @@ class DealState:
     action_started: bool = False
     absent_done: bool = False
     acted_seats: set[int] = field(default_factory=set)
+    # Observed tables: seats seen acting in the betting round now running (a board line closes it), the
+    # streets whose round a board line has closed, and seats whose forced bet the camera saw go in.
+    round_acted: set[int] = field(default_factory=set)
+    rounds_closed: set[str] = field(default_factory=set)
+    posted: set[int] = field(default_factory=set)
     in_turn_actions: int = 0
     in_turn_with_chips: int = 0
     aggressive: int = 0
@@ -135,10 +142,15 @@ class Hand:
 class TableEngine:
     """A poker table under one venue's rulebook. Feed it input lines; it answers with rulings."""
 
-    def __init__(self, profile: Profile | str = "bluff_street", seats: int = 10):
+    def __init__(self, profile: Profile | str = "bluff_street", seats: int = 10, actions: str = "entered"):
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
         self.deal_rules = self._settings(self.profile)
         self.seats = seats
+        if actions not in protocol.ACTIONS_MODES:
+            raise ValueError(f"actions must be one of {', '.join(protocol.ACTIONS_MODES)}, got {actions!r}")
+        # True: nobody enters the actions; the engine rules only on what the sensors can know (the spec's
+        # "Tables where nobody enters the actions"). A `table` line's `actions` sets it.
+        self.observed = actions == "observed"
         # One handler per input type, looked up once per class (the engine sees tens of thousands of
         # lines, and an engine is made per PHH hand replayed): `handlers[type](self, ev, n)`.
         handlers = type(self).__dict__.get("_handler_table")
@@ -167,6 +179,9 @@ class TableEngine:
         self.lines_seen = 0
         self.busted_seats: set[int] = set()  # seats vacated by the engine after a bust-out
         self.offenders: set[str] = set()  # players already warned for acting out of turn (cool_mule:7.d)
+        # Observed tables: seats whose player was tapped out as eliminated during the hand; they leave when
+        # it is over.
+        self.leaving: list[int] = []
         self.alerts: list[dict] = []
 
     @staticmethod
@@ -263,7 +278,8 @@ class TableEngine:
         action, where the deal monitor counts nothing, straight to the hand)."""
         seat, action, to = ev.get("seat"), ev.get("action"), ev.get("to")
         if (
-            type(seat) is not int
+            self.observed
+            or type(seat) is not int
             or not 0 < seat <= self.seats
             or type(action) is not str
             or action not in protocol.ACTION_SET
@@ -296,7 +312,7 @@ class TableEngine:
         `protocol._accept_board` and of the hand done once)."""
         h = self.hand
         cards = ev.get("cards")
-        if h is None or h.play is None or type(cards) is not list or not cards:
+        if h is None or h.play is None or type(cards) is not list or not cards or self.observed:
             return None
         play = h.play
         if play.finished or not play.fresh_cards(cards):
@@ -306,7 +322,7 @@ class TableEngine:
     def stacks(self) -> dict[int, int | None]:
         """Chips in front of each seated player (between hands: after the last award)."""
         play = self.hand.play if self.hand and not self.hand.void else None
-        if play is not None and self.in_hand:
+        if play is not None and self.in_hand and not self.observed:  # observed: no chips are counted
             return {s: play.stacks.get(s, p.stack) for s, p in self.players.items()}
         return {s: p.stack for s, p in self.players.items()}
 
@@ -366,6 +382,8 @@ class TableEngine:
         self.seats = seats
         self.profile = profile
         self.deal_rules = self._settings(profile)
+        if "actions" in ev:
+            self.observed = ev["actions"] == "observed"
         return []
 
     def _on_level(self, ev: dict, n: int) -> list[dict]:
@@ -397,6 +415,8 @@ class TableEngine:
             raise Rejected(f"seat {seat} is empty")
         h = self.hand
         if self.in_hand and h is not None and seat in h.positions.dealt_in:
+            if self.observed and reason == "eliminated":
+                return self._leaving(h, seat)
             raise Rejected(
                 f"seat {seat} is in hand {h.number}: a player leaves between hands (after hand_end)"
             )
@@ -407,6 +427,17 @@ class TableEngine:
                 {"type": "eliminated", "seat": seat, "place": len(self.players) + 1, "player": player.id}
             )
         return out
+
+    def _leaving(self, h: Hand, seat: int) -> list[dict]:
+        """An observed table: a player tapped out as busted while the hand is still on the table (the pot
+        not pushed yet). The place is theirs now; the seat empties when the hand is over, and the button and
+        blinds of the next hand follow (the dead button: bar_league:Dead Button, cool_mule:10)."""
+        if seat in self.leaving:
+            return []  # tapped out already (the director's `leave` for it too is taken quietly)
+        place = len(self.players) - len(self.leaving)
+        self.leaving.append(seat)
+        h.play.seen_fold(seat)  # its hand can win nothing more
+        return [{"type": "eliminated", "seat": seat, "place": place, "player": self.players[seat].id}]
 
     def _on_button(self, ev: dict, n: int) -> list[dict]:
         self.forced_button = ev["seat"]
@@ -558,6 +589,7 @@ class TableEngine:
             p.heads_up,
             hand.level.big_blind_ante,
             frozenset(s for s in p.dealt_in if self.players[s].id in offenders) if offenders else frozenset(),
+            self.observed,
         )
         return HandPlay(self.profile, setup)
 
@@ -574,6 +606,8 @@ class TableEngine:
     def _misdeal(self, h: Hand, reason: str, setting: str) -> list[dict]:
         h.void = True
         h.misdeal_reason = reason
+        if self.leaving:  # tapped out during the hand: gone before the re-deal
+            self._vacate_leaving()
         h.play = None  # chips posted go back: stacks are only written at the end of a hand
         line = {"type": "misdeal", "reason": reason, "rule": self.profile.rule("deal", setting)}
         self.alerts = [line]
@@ -786,6 +820,8 @@ class TableEngine:
         h = self.hand
         if h is None or h.void or h.play is None:
             h = self._current("action")  # refuses the line
+        if self.observed:
+            return self._observed_action(h, ev)
         d = h.deal
         if d.substantial:
             # Past substantial action the deal monitor has nothing left to count: the hand rules alone.
@@ -804,6 +840,102 @@ class TableEngine:
             seat, kind, _chips = h.play.acted[-1][:3]
             out.extend(self._count_substantial(h, seat, kind, in_turn))
         return out
+
+    # ----------------------------------------------------------------- what the camera saw (observed tables)
+
+    def _observed_action(self, h: Hand, ev: dict) -> list[dict]:
+        """An `action` line at an observed table: counted toward substantial action as entered, a fold taken
+        out of the hand. Nothing else is ruled from it: with the other actions unseen, its turn and size
+        cannot be judged without ruling on actions nobody entered."""
+        play, seat, word = h.play, ev["seat"], ev["action"]
+        if play.finished:
+            raise Rejected("the hand is over")
+        if seat not in play.stacks:
+            raise Rejected(f"seat {seat} was not dealt in this hand")
+        if seat in play.folded:
+            raise Rejected(f"seat {seat} has folded")
+        if word == "fold":
+            play.seen_fold(seat)
+        return self._seen_action(h, seat, word)
+
+    def _on_fold_seen(self, ev: dict, n: int) -> list[dict]:
+        """The camera saw a seat's cards go into the muck: one passive action (a fold)."""
+        h = self.hand
+        if h is None or h.void or h.play is None:
+            return []  # cards pushed in between hands or after a misdeal: nothing to rule on
+        seat = ev["seat"]
+        if seat not in h.play.stacks:
+            raise Rejected(f"seat {seat} was not dealt in hand {h.number}")
+        if not self.observed or not h.play.seen_fold(seat):
+            return []  # entered: the `action` line tells it; a fold seen twice is one fold
+        return self._seen_action(h, seat, "fold")
+
+    def _on_chips_seen(self, ev: dict, n: int) -> list[dict]:
+        """The camera saw chips go forward from a seat: one action that puts chips in (call, bet or raise,
+        which is not known). A blind or ante seen going in while the cards are dealt is no action."""
+        h = self.hand
+        if h is None or h.void or h.play is None:
+            return []
+        seat, play, d = ev["seat"], h.play, h.deal
+        if seat not in play.stacks:
+            raise Rejected(f"seat {seat} was not dealt in hand {h.number}")
+        if not self.observed or seat in play.folded or play.finished:
+            return []
+        if (
+            not d.complete
+            and not d.rounds_closed
+            and seat not in d.posted
+            and seat in self._forced_bet_seats(h)
+        ):
+            # Nobody acts before the deal is over: these chips are the seat's blind or ante (bar_league:
+            # Substantial Action counts bets, calls, raises and completions, never a forced bet).
+            d.posted.add(seat)
+            return []
+        return self._seen_action(h, seat, "call")
+
+    @staticmethod
+    def _forced_bet_seats(h: Hand) -> set[int]:
+        p, level = h.positions, h.level
+        seats = {s for s in (p.sb, p.bb) if s is not None}
+        if level.ante:
+            seats.update((p.bb,) if level.big_blind_ante else p.dealt_in)
+        return seats
+
+    def _action_begins(self, h: Hand) -> list[dict]:
+        """The first action of a hand: a card from now on is ruled on as dealt after betting began."""
+        d = h.deal
+        if d.action_started:
+            return []
+        d.action_started = True
+        d.sequence = ()  # a card from now on is ruled on in full
+        d.unobserved = d.off_deck == 0
+        return self._absent_hands(h)
+
+    def _seen_action(self, h: Hand, seat: int, kind: str) -> list[dict]:
+        """One action seen (or entered) at an observed table. Its place in the turn order is not known: it
+        counts as in turn (bluff_street:33.c counts actions in turn)."""
+        out = self._action_begins(h)
+        h.deal.round_acted.add(seat)
+        out.extend(self._count_substantial(h, seat, kind, True))
+        return out
+
+    def _observed_board(self, h: Hand, ev: dict, n: int) -> list[dict]:
+        """Board cards at an observed table. The betting round before them is over: every player still in
+        acted in it at least once (each such unseen action counts as passive: whether chips went in is not
+        known). The board itself is ruled only where no betting knowledge is needed (a four-card flop,
+        more cards than a street holds); HandPlay skips the rest."""
+        street = h.play.street
+        board = h.play.board(ev, n)  # checks first: a rejected line changes nothing
+        d = h.deal
+        if street in d.rounds_closed:
+            return board  # the same street again (a flop re-dealt): its round was counted already
+        d.rounds_closed.add(street)
+        out = self._action_begins(h)
+        for seat in h.play.live:
+            if seat not in d.round_acted:
+                out.extend(self._count_substantial(h, seat, "check", True))
+        d.round_acted = set()
+        return out + board
 
     def _count_substantial(self, h: Hand, seat: int, kind: str, in_turn: bool) -> list[dict]:
         """Substantial action as each rulebook defines it; after it no misdeal can be declared."""
@@ -835,6 +967,8 @@ class TableEngine:
         h = self.hand
         if h is None or h.void or h.play is None:
             h = self._current("board")  # refuses the line
+        if self.observed:
+            return self._observed_board(h, ev, n)
         return h.play.board(ev, n)
 
     def _on_burn(self, ev: dict, n: int) -> list[dict]:
@@ -886,6 +1020,8 @@ class TableEngine:
         h = self.hand
         assert h is not None and h.play is not None
         out = h.play.finish(n)
+        if self.observed:
+            return out + self._finish_observed(h)
         final = h.play.stacks
         players = self.players
         offences = getattr(h.play, "offences", ())
@@ -931,6 +1067,29 @@ class TableEngine:
         self.previous = h.positions
         h.play = None
         return out
+
+    def _finish_observed(self, h: Hand) -> list[dict]:
+        """The end of a hand at an observed table: no stacks were counted, so nobody busts here; players
+        tapped out during the hand (`leave`, reason eliminated) leave now."""
+        for seat in h.positions.dealt_in:
+            player = self.players.get(seat)
+            if player is None:
+                continue
+            player.dealt = True
+            if player.penalty_hands > 0:
+                player.penalty_hands -= 1
+                if player.penalty_hands == 0:
+                    player.away = False
+        self._vacate_leaving()
+        self.previous = h.positions
+        h.play = None
+        return []
+
+    def _vacate_leaving(self) -> None:
+        for seat in self.leaving:
+            self.players.pop(seat, None)
+            self.busted_seats.add(seat)  # a `leave` for it from the director too is taken quietly
+        self.leaving = []
 
 
 def replay_lines(lines, profile: str = "bluff_street", seats: int = 10):

@@ -49,6 +49,9 @@ class HandSetup:
     prior_offences: frozenset[int] = field(
         default_factory=frozenset
     )  # seats already warned for acting out of turn
+    # Nobody enters the actions (spec: `actions: observed`): no betting round is modelled, so nothing is
+    # ruled for want of action or burn lines, and no pot is built from chips never seen.
+    observed: bool = False
 
 
 def _fresh_cards(cards: list, taken: dict[str, str]) -> bool:
@@ -70,7 +73,7 @@ class HandPlay:
         "_cards_out", "_clockwise_after", "_live", "_min_raise_rule", "_out_of_turn_mode", "_reopen", "acted",
         "acted_level", "all_in", "antes", "board_cards", "burns", "button", "current", "dead", "finished",
         "first_to_act", "folded", "history", "last_aggressor", "last_caller", "last_full_level", "min_raise",
-        "n", "no_burn_next", "offences", "order", "pending", "profile", "quick", "restricted", "round_in",
+        "n", "no_burn_next", "observed", "offences", "order", "pending", "profile", "quick", "restricted", "round_in",
         "round_running", "setup", "shown", "stacks", "street", "to_act", "total", "unawarded",
     )  # fmt: skip
 
@@ -83,6 +86,7 @@ class HandPlay:
         self.profile = profile
         self.quick = self.QUICK
         self.setup = setup
+        self.observed = setup.observed
         # Settings read while the hand is played, looked up once per profile rather than on every action.
         settings = profile.memo.get("hand_play")
         if settings is None:
@@ -270,6 +274,10 @@ class HandPlay:
         return None
 
     def _begin_round(self, after: int) -> None:
+        if self.observed:  # no betting is modelled: nobody is "to act", a board card is never early
+            self.to_act = self.first_to_act = None
+            self.round_running = False
+            return
         self.to_act = self._next_after(after)
         self.first_to_act = self.to_act
         self.round_running = self.to_act is not None
@@ -565,6 +573,19 @@ class HandPlay:
             return []
         return self._advance(self.to_act)
 
+    def seen_fold(self, seat: Any) -> bool:
+        """A fold the camera saw or an observed table's `action` fold: the seat's hand is out. False (nothing
+        changed) for a seat already folded; Rejected for a seat not dealt in or a hand over."""
+        if self.finished:
+            raise Rejected("the hand is over")
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat not in self.stacks:
+            raise Rejected(f"seat {seat!r} was not dealt in this hand")
+        if seat in self.folded:
+            return False
+        self._fold(seat)
+        self.history.append(("action", seat, "fold", self.round_in[seat]))
+        return True
+
     def kill(self, seat: int, reason: str) -> list[dict]:
         """The engine declared this seat's hand dead: fold it wherever the action is."""
         if self.finished or seat not in self.stacks or seat in self.folded:
@@ -711,9 +732,10 @@ class HandPlay:
             raise Rejected(f"a river is 1 card, got {count}")
         out = self._burn_check(target)
         if target == "turn" and count == 2:
-            # The turn and the river together: the turn stands; the river came early.
+            # The turn and the river together: the turn stands; the river came early. Observed, no betting
+            # on the turn can have come between two cards turned up as one group.
             out += self._deal_street("turn", cards[:1])
-            if self.to_act is not None:
+            if self.to_act is not None or self.observed:
                 return out + self._premature("river")
             out += self._burn_check("river")
             return out + self._deal_street("river", cards[1:])
@@ -722,7 +744,7 @@ class HandPlay:
 
     def _burn_check(self, street: str) -> list[dict]:
         out = []
-        if self.burns == 0 and street not in self.no_burn_next:
+        if self.burns == 0 and street not in self.no_burn_next and not self.observed:
             out.append(
                 {"type": "burn_missing", "street": street, "rule": self._rule("board", "missing_burn")}
             )
@@ -809,6 +831,11 @@ class HandPlay:
         """`hand_end`: return any uncalled bet and award every pot, each on its own."""
         if self.finished:
             raise Rejected("the hand is already over")
+        if self.observed:  # no chips were seen going in: no pot to award (spec: `actions: observed`)
+            self.finished = True
+            self.street = "showdown"
+            self.to_act = None
+            return []
         out: list[dict] = []
         if self.round_running:
             self.round_running = False

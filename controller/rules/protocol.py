@@ -17,6 +17,7 @@ from controller.rules.errors import Rejected
 ACTIONS = ("fold", "check", "call", "bet", "raise", "allin")
 LEAVE_REASONS = ("eliminated", "moved", "disqualified", "left")
 EXPOSED_BY = ("dealer", "player")
+ACTIONS_MODES = ("entered", "observed")  # the `table` line's `actions`: who tells the engine the betting
 
 # No real chip count comes near a trillion, and sums of 23 such stacks stay exact in any JSON reader
 # (2**53): a larger number is a typo or an attack, refused before it reaches the engine or the output.
@@ -164,6 +165,8 @@ def _v_table(ev: dict, seats: int) -> None:
         raise Rejected(f"field 'seats': {n} seats is more than a Hold'em table can deal to (23)")
     if "profile" in ev and not isinstance(ev["profile"], str):
         raise Rejected("field 'profile' must be a string")
+    if "actions" in ev:
+        _choice(ev, "actions", ACTIONS_MODES)
 
 
 def _v_level(ev: dict, seats: int) -> None:
@@ -295,6 +298,9 @@ _VALIDATORS = {
     "time_expired": _v_seat_only,
     # A director's penalty: the player sits away from the table but is dealt in (dragons_den:40).
     "penalty": _v_penalty,
+    # What the camera sees at a table where nobody enters the actions (spec: `actions: observed`).
+    "fold_seen": _v_seat_only,
+    "chips_seen": _v_seat_only,
 }
 
 INPUT_TYPES = tuple(_VALIDATORS)
@@ -382,6 +388,8 @@ def _accept_table(ev: dict, seats: int) -> bool:
         n = seats
     if type(n) is not int or not 2 <= n <= 23:
         return False
+    if "actions" in ev and not (type(ev["actions"]) is str and ev["actions"] in ACTIONS_MODES):
+        return False
     return "profile" not in ev or type(ev["profile"]) is str
 
 
@@ -419,4 +427,6 @@ QUICK_CHECKS = {
     "back": _accept_seat_field,
     "hand_start": _accept_none,
     "hand_end": _accept_none,
+    "fold_seen": _accept_seat_field,
+    "chips_seen": _accept_seat_field,
 }

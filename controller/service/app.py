@@ -71,6 +71,8 @@ class TableService:
         self.camera = CameraSource(config, self.health.part("camera"))
         self.panel = PanelLink(config, self.health.part("panel"))
         self.nfc = NfcSource(config, self.health.part("nfc"))
+        self.nfc.view = self.view  # a seated player's tap: bust-out or away/back (registry.checkin.SeatTaps)
+        self.panel.before_new_hand = self.nfc.new_hand_confirms
         self.link: MqttLink | None = None
         self.broker: Any = None
         self.line_no = 0
@@ -169,8 +171,9 @@ class TableService:
             self.engine = EngineUnavailable(str(exc))
             part.set("unavailable", f"rules engine not installed ({exc}); lines are logged, not ruled")
             return
-        self.engine = TableEngine(load_profile(self.cfg.table.profile), self.cfg.table.seats)
-        part.set("ok", f"profile {self.cfg.table.profile}, {self.cfg.table.seats} seats")
+        table = self.cfg.table
+        self.engine = TableEngine(load_profile(table.profile), table.seats, actions=table.actions)
+        part.set("ok", f"profile {table.profile}, {table.seats} seats, actions {table.actions}")
 
     def _feed(self, line: dict[str, Any], line_no: int) -> list[dict[str, Any]]:
         """The engine's answer; an engine bug becomes an error line, never a dead table."""

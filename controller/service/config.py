@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 PROFILE_NAMES = ("cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street")
+# Who tells the engine the betting: "observed" (a self-dealt table, nobody types bets: the engine rules only
+# on what the camera, reader and director can know) or "entered" (a dealer or tablet enters every action).
+ACTIONS_MODES = ("observed", "entered")
 # A topic segment: no MQTT wildcards, no separators, nothing a shell or ACL file would trip over.
 SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 CAMERA_KINDS = ("v4l2", "picamera2", "video", "dir", "sim")
@@ -53,6 +56,8 @@ class TableConfig:
     venue: str = "demo"
     seats: int = 10
     profile: str = "bluff_street"
+    # "observed" (the self-dealt table: nobody enters bets) or "entered" (every action is entered)
+    actions: str = "observed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +223,11 @@ def _check_values(cfg: Config) -> list[str]:
         p.append(f"table.seats: must be 2..10, got {t.seats}")
     if t.profile not in PROFILE_NAMES:
         p.append(f"table.profile: {t.profile!r} is not one of {', '.join(PROFILE_NAMES)}")
+    if t.actions not in ACTIONS_MODES:
+        p.append(
+            f"table.actions: {t.actions!r} is not one of {', '.join(ACTIONS_MODES)} "
+            "(observed: nobody enters the bets; entered: a dealer or tablet enters every action)"
+        )
     for key in ("camera", "panel", "nfc"):
         if not getattr(d, key).strip():
             p.append(f'devices.{key}: empty; use "sim", "none" or a device')

@@ -237,6 +237,8 @@ class PanelLink:
         self.last_ack = 0.0
         # called with each scene the panel acknowledged (benchmarks, the simulated table)
         self.ack_listeners: list[Callable[[Any], None]] = []
+        # Lines to feed just before a NEW HAND press (the NFC bust-outs it confirms): set by the service.
+        self.before_new_hand: Callable[[], list[dict[str, Any]]] | None = None
         self.signals: Any = None
         try:
             from firmware_bridge.signals import SignalState
@@ -336,6 +338,9 @@ class PanelLink:
     async def _buttons(self, bridge: Any, emit: Emit) -> None:
         async for line in bridge.events():
             self.health.count("buttons")
+            if line.get("type") == "hand_start" and self.before_new_hand is not None:
+                for early in self.before_new_hand():  # NEW HAND answers the bust-out questions first
+                    await emit(early, "info" if early.get("type") == "bustout" else "in")
             await emit(line, "in")
 
 
@@ -352,6 +357,7 @@ class NfcSource:
         self.health = health
         self.spec = cfg.devices.nfc
         self.checkin: Any = None
+        self.view: Any = None  # the service's TableView: who sits where, and whether a hand is on
 
     def _open_checkin(self) -> Any:
         ci = self.cfg.checkin
@@ -386,15 +392,33 @@ class NfcSource:
         def reader_error(message: str) -> None:
             self.health.set("failed", f"reader {self.spec}: {message}"[:200])
 
-        async for tap in watch_reader(self.spec, on_error=reader_error):
-            self.health.count("taps")
-            if self.health.status != "ok":
-                self.health.set("ok", f"reader {self.spec}")
-            uid = getattr(tap, "uid", b"")
-            ndef = getattr(tap, "ndef", None) or getattr(tap, "message", b"") or b""
-            result = await asyncio.to_thread(self.checkin.on_tap, uid, ndef, datetime.now(UTC))
-            for line in result.lines:
-                await emit(line, "info" if line.get("type") == "checkin" else "in")
+        expiry = asyncio.create_task(self._expire_questions(emit), name="nfc-bustout-expiry")
+        try:
+            async for tap in watch_reader(self.spec, on_error=reader_error):
+                self.health.count("taps")
+                if self.health.status != "ok":
+                    self.health.set("ok", f"reader {self.spec}")
+                uid = getattr(tap, "uid", b"")
+                ndef = getattr(tap, "ndef", None) or getattr(tap, "message", b"") or b""
+                table = self.view.snapshot() if self.view is not None else None
+                result = await asyncio.to_thread(self.checkin.on_tap, uid, ndef, datetime.now(UTC), table)
+                for line in result.lines:
+                    await emit(line, "info" if line.get("type") in ("checkin", "bustout") else "in")
+        finally:
+            expiry.cancel()
+
+    async def _expire_questions(self, emit: Emit) -> None:
+        """Bust-out questions nobody answered: between hands the tap meant away (SeatTaps.expire)."""
+        while True:
+            await asyncio.sleep(1.0)
+            for line in self.checkin.seat_taps.expire(datetime.now(UTC)):
+                await emit(line, "info" if line.get("type") == "bustout" else "in")
+
+    def new_hand_confirms(self) -> list[dict[str, Any]]:
+        """NEW HAND pressed: the bust-outs tapped during the hand are confirmed (their `leave` lines)."""
+        if self.checkin is None:
+            return []
+        return self.checkin.seat_taps.new_hand(datetime.now(UTC))
 
 
 def close_quietly(obj: Any) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from hil.scenario import shipped
+
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -22,7 +24,7 @@ def test_sim_list_names_every_shipped_scenario():
 def test_hil_run_check_validates_all_shipped_files():
     out = run("hil", "run", "--all", "--check")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.count("\nok ") + out.stdout.startswith("ok ") == 11
+    assert out.stdout.count("\nok ") + out.stdout.startswith("ok ") == len(shipped()) == 12
 
 
 def test_hil_run_without_a_scenario_says_what_to_give():
