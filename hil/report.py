@@ -103,6 +103,8 @@ def write_report(
             " alert" if kind in ALERTS or (kind == "checkin" and cap.ruling.get("accepted") is False) else ""
         )
         rule = cap.ruling.get("rule")
+        if rule and cap.ruling.get("borrowed_from"):
+            rule = f"{rule}, borrowed from {cap.ruling['borrowed_from']}"  # the venue's book is silent
         out.append(
             f"<div class='ruling{alert}'><h3>#{cap.index} {e(describe_ruling(cap.ruling))}"
             + (f" <small>({e(str(rule))})</small>" if rule else "")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.rules import protocol
+from controller.rules.borrowed import mark_borrowed
 from controller.rules.errors import Rejected
 from controller.rules.profile import Profile, load_profile
 from controller.rules.seating import Player, PositionError, Positions, compute_positions
@@ -183,6 +184,14 @@ class TableEngine:
     # ----------------------------------------------------------------- public API
 
     def feed(self, line: dict | str, line_no: int | None = None) -> list[dict]:
+        """One input line (JSON text or a decoded dict) in, the output lines it causes out; a ruling on a
+        rule the venue's own book does not hold says whose book it borrows (`borrowed_from`)."""
+        out = self._feed_line(line, line_no)
+        if out:
+            mark_borrowed(out, self.profile.name)
+        return out
+
+    def _feed_line(self, line: dict | str, line_no: int | None = None) -> list[dict]:
         """One input line (JSON text or a decoded dict) in, the output lines it causes out."""
         self.lines_seen += 1
         n = self.lines_seen if line_no is None else line_no
@@ -617,6 +626,9 @@ class TableEngine:
         if d.complete:
             # A surplus card after every hand was complete (cool_mule:5.i).
             if seat == p.first_card and d.extra == 0:
+                if self.deal_rules["extra_card_to_first_player"] == "misdeal":
+                    # "any player has the incorrect quantity of hole cards" (bar_league:Misdeals(f)).
+                    return self._misdeal(h, "wrong_card_count", "extra_card_to_first_player")
                 d.extra += 1
                 return [
                     {

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.rules.borrowed import venue_title
+
 REASONS = {
     "first_cards_exposed": "one of the first cards off the deck was exposed",
     "multiple_exposed": "more than one card was exposed in the deal",
@@ -25,6 +27,9 @@ def _seats(seats: list[int]) -> str:
 def describe(line: dict[str, Any], engine: Any = None) -> str:
     kind = line.get("type")
     rule = f"  [{line['rule']}]" if line.get("rule") else ""
+    if line.get("rule") and line.get("borrowed_from"):
+        # A borrowed rule reads as one: the venue's own book is silent (controller/rules/borrowed.py).
+        rule = f"  [{line['rule']}, borrowed from {venue_title(line['borrowed_from'])}'s rulebook]"
     if kind == "hand":
         parts = [f"Hand {line['number']}{' (re-deal)' if line.get('redeal') else ''}:"]
         parts.append(f"button seat {line['button']}{' (DEAD BUTTON)' if line['dead_button'] else ''},")
@@ -62,7 +67,7 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
         return f"Seat {line['seat']} acted out of turn; seat {line['expected']} was to act.{rule}"
     if kind == "pots":
         pots = "; ".join(f"{p['amount']} for seats {_seats(p['eligible'])}" for p in line["pots"])
-        return f"Pots: {pots}"
+        return f"Pots: {pots}{rule}"
     if kind == "show_order":
         return f"Showdown: seat {line['first']} shows first.{rule}"
     if kind == "award":

@@ -34,7 +34,12 @@ SCHEMA = {
         "button_two_consecutive_cards": Spec(bool, doc="the button may get two consecutive cards"),
         "wrong_card_count_misdeal": Spec(bool),
         "wrong_card_count_after_substantial": Spec(str, ("dead_hand",)),
-        "extra_card_to_first_player": Spec(str, ("burn",)),
+        "extra_card_to_first_player": Spec(
+            str,
+            ("burn", "misdeal"),
+            doc="a surplus card to the first player after the deal: it becomes the burn (cool_mule:5.i), "
+            "or it is a wrong card count and a misdeal (bar_league:Misdeals(f), corner_pocket:Dealing.H)",
+        ),
         "too_many_extra_cards_misdeal": Spec(bool),
         "multiple_boxed_misdeal": Spec(bool),
         "boxed_before_substantial": Spec(str, ("replace", "discard")),

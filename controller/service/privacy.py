@@ -90,6 +90,8 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
 }
 # Always kept: the line's kind, the protocol's citation, and the service's envelope.
 ALWAYS = frozenset({"type", "rule", "seq", "t", "source"})
+# A ruling on another venue's rule says whose (controller/rules/borrowed.py): public like the citation.
+ALWAYS = ALWAYS | {"borrowed_from"}
 # Never kept on a line of a type this module does not know.
 PRIVATE_KEYS = frozenset(
     {"card", "cards", "hole", "hole_cards", "mucked", "uid", "ndef", "email", "phone", "address", "birth"}

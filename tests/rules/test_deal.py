@@ -239,7 +239,13 @@ def test_no_misdeal_after_substantial_action_wrong_count_kills_the_hand_instead(
     out = t.feed(deal(utg))
     assert of_type(out, "misdeal") == []
     assert of_type(out, "dead_hand") == [
-        {"type": "dead_hand", "seat": utg, "reason": "wrong_card_count", "rule": "cool_mule:5.o"}
+        {
+            "type": "dead_hand",
+            "seat": utg,
+            "reason": "wrong_card_count",
+            "rule": "cool_mule:5.o",
+            "borrowed_from": "cool_mule",
+        }
     ]
 
 

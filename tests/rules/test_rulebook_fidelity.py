@@ -1,0 +1,195 @@
+"""Each venue's profile says what its own book says; where it borrows, every ruling says whose rule it is.
+
+Every test quotes the rule it holds; `quoted` checks the quotation against ../shared/rulebooks/ when
+that folder is there (a clone alone skips the check of the text, never the test of the table)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from controller.rules.pretty import describe
+from controller.rules.profile import PROFILE_NAMES, load_profile
+from tests.rules.tablekit import HAND_END, HAND_START, Table, act, deal, of_type, seat
+
+RULEBOOKS = Path(__file__).resolve().parents[2].parent / "shared" / "rulebooks"
+
+
+def quoted(book: str, text: str) -> str:
+    """`text`, after checking it is the book's own wording (whitespace and case aside)."""
+    path = RULEBOOKS / f"{book}.txt"
+    if path.is_file():
+        squash = re.compile(r"\s+")
+        page = squash.sub(" ", path.read_text(encoding="utf-8")).lower()
+        assert squash.sub(" ", text).lower() in page, f"not in {book}'s rulebook: {text!r}"
+    return text
+
+
+def start(profile: str, players=(1, 2, 3, 4, 5), stack: int | None = None) -> tuple[Table, dict]:
+    t = Table(profile, players=list(players), stack=stack)
+    t.feed({"type": "button", "seat": 1})
+    return t, t.hand()
+
+
+# ---------------------------------------------------------------- an extra card to the first player
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule", "text"),
+    [
+        (
+            "bar_league",
+            "bar_league:Misdeals(f)",
+            "a misdeal will be declared if/when one of the following seven conditions has been met for a "
+            "reason other than player error: a) either one of the first two cards dealt are exposed. "
+            "b) any card intended for the button position is exposed. c) more than one hole card is exposed. "
+            "d) more than one boxed card is found. e) the button is revealed to be in the wrong position. "
+            "f) any player has the incorrect quantity of hole cards.",
+        ),
+        (
+            "corner_pocket",
+            "corner_pocket:Dealing.H",
+            "If a player is dealt more or less cards than the game is playing calls for, and it is discovered "
+            "before two players act on their hands, it is a misdeal.",
+        ),
+    ],
+)
+def test_an_extra_card_to_the_first_player_is_a_misdeal_where_the_book_says_so(profile, rule, text):
+    quoted(profile, text)
+    t, h = start(profile)
+    t.deal_all(h)
+    out = t.feed(deal(h["dealt_in"][0]))
+    assert of_type(out, "misdeal") == [{"type": "misdeal", "reason": "wrong_card_count", "rule": rule}]
+    assert of_type(out, "extra_card") == []
+    # The re-deal is the same hand again (a misdeal voids it).
+    assert t.hand()["redeal"] is True
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule"), [("cool_mule", "cool_mule:5.i"), ("dragons_den", "dragons_den:49")]
+)
+def test_an_extra_card_to_the_first_player_becomes_the_burn_where_the_book_says_so(profile, rule):
+    quoted(
+        "cool_mule",
+        "if the dealer mistakenly deals the first player an extra card after all players have received their "
+        "starting hands, the card will be returned to the deck and used for the first burn card.",
+    )
+    quoted(
+        "dragons_den",
+        "If the dealer mistakenly deals the first player an extra card (after all players have received their "
+        "starting hands), the card will be returned to the deck and used for the burn card.",
+    )
+    t, h = start(profile)
+    t.deal_all(h)
+    first = h["dealt_in"][0]
+    assert t.feed(deal(first)) == [{"type": "extra_card", "seat": first, "rule": rule}]
+
+
+def test_every_profile_can_say_either_reading_of_the_extra_card():
+    values = {name: load_profile(name).value("deal", "extra_card_to_first_player") for name in PROFILE_NAMES}
+    assert values == {
+        "cool_mule": "burn",
+        "dragons_den": "burn",
+        "bluff_street": "burn",
+        "bar_league": "misdeal",
+        "corner_pocket": "misdeal",
+    }
+
+
+# ---------------------------------------------------------------- new players at Cool Mule
+
+
+def test_cool_mule_deals_a_new_player_in_immediately_even_between_the_small_blind_and_the_button():
+    quoted("cool_mule", "New players to a table are dealt in immediately.")
+    quoted(
+        "cool_mule",
+        "The only place a moved player cannot be placed is between the small blind and the button. If it is "
+        "necessary for a player to be moved to this position, that player must sit out that hand.",
+    )
+    for moved, dealt in ((False, True), (True, False)):
+        t, _ = start("cool_mule", players=(1, 2, 5, 7))
+        t.feed(HAND_END, seat(3, "NEW", moved=moved))  # seat 3 lies between the new button 2 and SB 5
+        h = t.hand()
+        assert (h["button"], h["sb"], h["bb"]) == (2, 5, 7)
+        assert (3 in h["dealt_in"]) is dealt
+        if not dealt:
+            assert h["sitting_out"] == [{"seat": 3, "reason": "between_sb_and_button"}]
+            assert h["rule"] == "cool_mule:12.k"
+
+
+# ---------------------------------------------------------------- borrowed rules say so
+
+
+def _cool_mule_hand_to_the_flop() -> tuple[Table, list[dict]]:
+    t, h = start("cool_mule", players=(1, 2, 3, 4), stack=10000)
+    t.deal_all(h)
+    out = t.feed(act(4, "call", 100), act(1, "call", 100), act(2, "call", 100), act(3, "check"))
+    return t, out
+
+
+def test_rulings_on_another_venues_rule_at_a_cool_mule_table_say_whose_rule_it_is():
+    """The issue's three: `bluff_street:19` (pots), `corner_pocket:Betting.K` (an uncalled bet) and
+    `bluff_street:33.b` (the re-deal) at a Cool Mule table; Cool Mule's own rules carry no such mark."""
+    t, out = _cool_mule_hand_to_the_flop()
+    (pots,) = of_type(out, "pots")
+    assert pots["rule"] == "bluff_street:19" and pots["borrowed_from"] == "bluff_street"
+    # An uncalled bet: everyone folds to a flop bet.
+    t.feed({"type": "board", "cards": ["2c", "7d", "9h"]})
+    out = t.feed(act(2, "bet", 200), act(3, "fold"), act(4, "fold"), act(1, "fold"))
+    (back,) = of_type(out, "uncalled_returned")
+    assert back["rule"] == "corner_pocket:Betting.K" and back["borrowed_from"] == "corner_pocket"
+    # The re-deal after a misdeal (cool_mule:5.g is Cool Mule's own, the exact replay is borrowed).
+    t.feed(HAND_END)
+    h = t.hand()
+    (misdeal,) = t.feed(deal(h["dealt_in"][0], "Ah"))
+    assert misdeal["rule"] == "cool_mule:5.g" and "borrowed_from" not in misdeal
+    redeal = t.hand()
+    assert redeal["redeal"] is True
+    assert redeal["rule"] == "bluff_street:33.b" and redeal["borrowed_from"] == "bluff_street"
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_no_ruling_ever_cites_another_book_without_borrowed_from(profile):
+    """A whole session's rulings at each venue: `borrowed_from` is there exactly when the book is not the
+    venue's own."""
+    from bench.gen_session import generate
+
+    engine = Table(profile).engine
+    seen = 0
+    for n, text in enumerate(generate(hands=25, seed=11), 1):
+        if n == 1:
+            continue  # the generator's own `table` line: this test keeps the venue
+        for line in engine.feed(text, n):
+            rule = line.get("rule")
+            if rule is None:
+                continue
+            seen += 1
+            own = rule.startswith(profile + ":")
+            assert ("borrowed_from" in line) is (not own), line
+            if not own:
+                assert rule.startswith(line["borrowed_from"] + ":")
+    assert seen > 50
+
+
+def test_the_pretty_rendering_marks_a_borrowed_rule():
+    _, out = _cool_mule_hand_to_the_flop()
+    (pots,) = of_type(out, "pots")
+    assert describe(pots).endswith("[bluff_street:19, borrowed from Bluff Street's rulebook]")
+    own = {"type": "misdeal", "reason": "first_cards_exposed", "rule": "cool_mule:5.g"}
+    assert describe(own).endswith("[cool_mule:5.g]")
+
+
+def test_the_published_line_keeps_the_borrowed_mark():
+    """MQTT and the panel see lines through the privacy whitelist: the mark goes with the citation."""
+    from controller.service.privacy import public_line
+
+    line = {"type": "pots", "pots": [], "rule": "bluff_street:19", "borrowed_from": "bluff_street"}
+    assert public_line(line)["borrowed_from"] == "bluff_street"
+
+
+def test_hand_start_answer_is_unchanged_when_nothing_is_borrowed():
+    t = Table("cool_mule", players=[1, 2, 3])
+    line = t.feed(HAND_START)[0]
+    assert "borrowed_from" not in line
