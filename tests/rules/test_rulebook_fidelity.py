@@ -130,11 +130,18 @@ def _cool_mule_hand_to_the_flop() -> tuple[Table, list[dict]]:
 
 
 def test_rulings_on_another_venues_rule_at_a_cool_mule_table_say_whose_rule_it_is():
-    """The issue's three: `bluff_street:19` (pots), `corner_pocket:Betting.K` (an uncalled bet) and
-    `bluff_street:33.b` (the re-deal) at a Cool Mule table; Cool Mule's own rules carry no such mark."""
+    """The issue's three at a Cool Mule table: `bluff_street:19` (pots) is now Cool Mule's own 7.p,
+    `corner_pocket:Betting.K` (an uncalled bet) and `bluff_street:33.b` (the re-deal) say they are
+    borrowed; Cool Mule's own rules carry no such mark."""
+    quoted(
+        "cool_mule",
+        "If a player lacks sufficient chips for a blind or to call a bet, the player is entitled to get action "
+        "on whatever amount of chips the player has. In this situation a side pot would occur for players "
+        "with remaining chips.",
+    )
     t, out = _cool_mule_hand_to_the_flop()
     (pots,) = of_type(out, "pots")
-    assert pots["rule"] == "bluff_street:19" and pots["borrowed_from"] == "bluff_street"
+    assert pots["rule"] == "cool_mule:7.p" and "borrowed_from" not in pots
     # An uncalled bet: everyone folds to a flop bet.
     t.feed({"type": "board", "cards": ["2c", "7d", "9h"]})
     out = t.feed(act(2, "bet", 200), act(3, "fold"), act(4, "fold"), act(1, "fold"))
@@ -174,9 +181,15 @@ def test_no_ruling_ever_cites_another_book_without_borrowed_from(profile):
 
 
 def test_the_pretty_rendering_marks_a_borrowed_rule():
-    _, out = _cool_mule_hand_to_the_flop()
+    t, _ = _cool_mule_hand_to_the_flop()
+    t.feed({"type": "board", "cards": ["2c", "7d", "9h"]})
+    out = t.feed(act(2, "bet", 200), act(3, "fold"), act(4, "fold"), act(1, "fold"))
+    (back,) = of_type(out, "uncalled_returned")
+    assert describe(back) == (
+        "Uncalled 200 goes back to seat 2.  [corner_pocket:Betting.K, borrowed from Corner Pocket's rulebook]"
+    )
     (pots,) = of_type(out, "pots")
-    assert describe(pots).endswith("[bluff_street:19, borrowed from Bluff Street's rulebook]")
+    assert describe(pots).endswith("[cool_mule:7.p]")
     own = {"type": "misdeal", "reason": "first_cards_exposed", "rule": "cool_mule:5.g"}
     assert describe(own).endswith("[cool_mule:5.g]")
 
@@ -193,3 +206,77 @@ def test_hand_start_answer_is_unchanged_when_nothing_is_borrowed():
     t = Table("cool_mule", players=[1, 2, 3])
     line = t.feed(HAND_START)[0]
     assert "borrowed_from" not in line
+
+
+# ---------------------------------------------------------------- settings re-read against the venue's text
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule", "text"),
+    [
+        (
+            "cool_mule",
+            "cool_mule:9.e",
+            "If at any time a player’s cards touch the muck, the cards are dead and must remain in the muck",
+        ),
+        (
+            "corner_pocket",
+            "corner_pocket:General Rules.H",
+            "Throwing one's cards face down into or towards the muck, even at showdown, folds one's hand.",
+        ),
+    ],
+)
+def test_a_fold_out_of_turn_stands_by_the_venues_own_rule(profile, rule, text):
+    """Cool Mule 7.d excuses a first offence out of turn, but a folded hand is in the muck (9.e); Corner
+    Pocket loses the chips of an out-of-turn action (General Rules.D), and a thrown hand is folded (H)."""
+    quoted(profile, text)
+    t, h = start(profile, players=(1, 2, 3, 4, 5), stack=10000)
+    t.deal_all(h)
+    out = t.feed(act(5, "fold"))  # seat 4 (under the gun) is to act
+    (line,) = of_type(out, "out_of_turn")
+    assert line["binding"] is True and line["rule"] == rule and "borrowed_from" not in line
+    assert 5 not in t.engine.hand.play.live
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule"),
+    [("cool_mule", "cool_mule:7.p"), ("corner_pocket", "corner_pocket:Betting.K")],
+)
+def test_side_pots_cite_the_venues_own_rule(profile, rule):
+    quoted(
+        "corner_pocket",
+        "The excess part of the bet is either returned to the bettor or used to form a side pot with another "
+        "player or players who matched the amount called, as applicable. There is no limitation on the "
+        "number of side pots.",
+    )
+    t = Table(profile, players=[1, 2, 3])
+    for s, stack in ((1, 1000), (2, 3000), (3, 5000)):
+        t.engine.players[s].stack = stack
+    t.feed({"type": "button", "seat": 1})
+    h = t.hand()
+    t.deal_all(h)
+    out = t.feed(act(1, "allin"), act(2, "allin"), act(3, "call"))
+    (pots,) = of_type(out, "pots")
+    assert [p["amount"] for p in pots["pots"]] == [3000, 4000]
+    assert pots["rule"] == rule and "borrowed_from" not in pots
+
+
+@pytest.mark.parametrize("profile", ["bluff_street", "dragons_den"])
+def test_a_wrong_card_count_after_substantial_action_is_dead_by_rule_53(profile):
+    """bluff_street:33.c only says the hand must proceed; the dead hand is 53's."""
+    quoted(
+        "bluff_street",
+        "If substantial action occurs, a misdeal cannot be declared and the hand must proceed.",
+    )
+    quoted(
+        "bluff_street",
+        "Your hand is declared dead if: You fold or announce that you are folding when facing a bet or a raise.",
+    )
+    quoted("bluff_street", "The hand does not contain the proper number of cards for that particular game")
+    t, h = start(profile, players=(1, 2, 3, 4, 5), stack=10000)
+    t.deal_all(h)
+    t.feed(act(4, "call", 100), act(5, "call", 100), act(1, "call", 100))
+    out = t.feed(deal(4))
+    (dead,) = of_type(out, "dead_hand")
+    assert (dead["seat"], dead["reason"], dead["rule"]) == (4, "wrong_card_count", "bluff_street:53")
+    assert ("borrowed_from" in dead) is (profile == "dragons_den")
