@@ -871,7 +871,18 @@ class TableEngine:
         h = self._current("clock")
         if ev["seat"] not in h.play.live:
             raise Rejected(f"seat {ev['seat']} holds no live hand to put on the clock")
-        return [{"type": "clock", "seat": ev["seat"], "seconds": ev.get("seconds", 60)}]
+        return [self._clock_line(ev["seat"], ev.get("seconds"))]
+
+    def _clock_line(self, seat: int, seconds: int | None) -> dict:
+        """A clock on `seat`: the venue's length unless the director gave one, and its countdown
+        (bar_league:Calling a Clock 40 s, cool_mule:12.i 60 s, bluff_street:25 30 s, ...)."""
+        conduct = self.profile.settings["conduct"]
+        length = conduct["clock_seconds"]
+        countdown = conduct["clock_countdown_seconds"].value
+        line = {"type": "clock", "seat": seat, "seconds": seconds or length.value}
+        line["countdown"] = min(countdown, line["seconds"])
+        line["rule"] = length.rule
+        return line
 
     def _on_time_expired(self, ev: dict, n: int) -> list[dict]:
         h = self._current("time_expired")

@@ -88,7 +88,8 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
         length = f"{line['hands']} hands" if line.get("hands") else f"{line.get('minutes', '?')} minutes"
         return f"Penalty for seat {line['seat']}: {length} away from the table, still dealt in ({line.get('reason', '')}).{rule}"
     if kind == "clock":
-        return f"Clock on seat {line['seat']}: {line.get('seconds', 60)} seconds to act."
+        countdown = f", the last {line['countdown']} counted aloud" if line.get("countdown") else ""
+        return f"Clock on seat {line['seat']}: {line.get('seconds', 60)} seconds to act{countdown}.{rule}"
     if kind == "error":
         return f"(line {line['line']} refused: {line['message']})"
     return " ".join(f"{k}={v}" for k, v in line.items())

@@ -56,6 +56,10 @@ SCHEMA = {
     },
     "conduct": {
         "clock_expired": Spec(str, ("dead_hand",), doc="a player on the clock who does not act in time"),
+        "clock_seconds": Spec(
+            int, minimum=1, doc="from the call for a clock to the end of the countdown, when the hand is dead"
+        ),
+        "clock_countdown_seconds": Spec(int, minimum=1, doc="the spoken countdown at the end of the clock"),
         "time_penalty": Spec(str, ("away_dealt_in",), doc="a penalised player is dealt in, the hand dead"),
         "elimination_order": Spec(str, ("bigger_start_stack_higher",)),
     },

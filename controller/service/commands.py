@@ -65,6 +65,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "away": (("seat",), ()),
     "back": (("seat",), ()),
     "clock": (("seat",), ("seconds",)),
+    "time_expired": (("seat",), ()),  # the clock ran out: the hand is dead (bluff_street:25, cool_mule:12.i)
     "penalty": (("seat", "reason"), ("hands", "minutes")),
     "status": ((), ()),
 }

@@ -32,6 +32,7 @@ COMMAND_NAMES = (
     "away",
     "back",
     "clock",
+    "time_expired",
     "penalty",
     "status",
 )

@@ -41,7 +41,7 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
         "show": ("seat", "cards"),
         "muck": ("seat",),
         "hand_end": (),
-        "clock": ("seat", "seconds", "action"),
+        "clock": ("seat", "seconds", "action", "countdown"),
         "penalty": ("seat", "player", "hands", "minutes", "reason"),
         # outputs
         "hand": (

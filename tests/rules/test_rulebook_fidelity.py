@@ -280,3 +280,80 @@ def test_a_wrong_card_count_after_substantial_action_is_dead_by_rule_53(profile)
     (dead,) = of_type(out, "dead_hand")
     assert (dead["seat"], dead["reason"], dead["rule"]) == (4, "wrong_card_count", "bluff_street:53")
     assert ("borrowed_from" in dead) is (profile == "dragons_den")
+
+
+# ---------------------------------------------------------------- each venue's clock
+
+
+@pytest.mark.parametrize(
+    ("profile", "seconds", "countdown", "rule", "text"),
+    [
+        (
+            "bar_league",
+            40,
+            10,
+            "bar_league:Calling a Clock",
+            "tournament officials will begin a 40-second timer, the last ten seconds of which will be counted "
+            "aloud by the official.",
+        ),
+        (
+            "cool_mule",
+            60,
+            10,
+            "cool_mule:12.i",
+            "the player with action will be given one minute to make a decision. If a decision has not been made "
+            "by the time 50 seconds has elapsed, there will be a 10-second verbal countdown.",
+        ),
+        (
+            "corner_pocket",
+            70,
+            10,
+            "corner_pocket:Call for a Clock.B",
+            "the player with action will be given one minute to make a decision. If a decision has not been made "
+            "by the time the minute is over, there will be a 10-second countdown.",
+        ),
+        (
+            "dragons_den",
+            70,
+            10,
+            "dragons_den:20",
+            "a player will be given a maximum of one minute to make a decision. If action has not been taken "
+            "before time expires, there will be a 10-second countdown.",
+        ),
+        (
+            "bluff_street",
+            30,
+            5,
+            "bluff_street:25",
+            "give the Participant an additional 0 up to 25 seconds to make a decision. If action has not been "
+            "taken when prompted by the Floor Person, there will be a 5-second countdown",
+        ),
+    ],
+)
+def test_each_venue_has_its_own_clock_and_a_dead_hand_when_it_runs_out(
+    profile, seconds, countdown, rule, text
+):
+    quoted(profile, text)
+    t, h = start(profile, players=(1, 2, 3, 4), stack=10000)
+    t.deal_all(h)
+    to_act = t.engine.hand.play.to_act
+    assert t.feed({"type": "clock", "seat": to_act}) == [
+        {"type": "clock", "seat": to_act, "seconds": seconds, "countdown": countdown, "rule": rule}
+    ]
+    # The director may set a shorter clock (bluff_street:25 "speed up the amount of time allotted").
+    (short,) = t.feed({"type": "clock", "seat": to_act, "seconds": 3})
+    assert (short["seconds"], short["countdown"]) == (3, min(3, countdown))
+    out = t.feed({"type": "time_expired", "seat": to_act})
+    (dead,) = of_type(out, "dead_hand")
+    assert (dead["seat"], dead["reason"]) == (to_act, "clock")
+    assert to_act not in t.engine.hand.play.live and t.engine.hand.play.to_act != to_act
+    assert describe(out[0]).startswith(f"Seat {to_act}'s hand is dead (clock)")
+
+
+def test_the_director_can_send_time_expired_as_a_command():
+    """The countdown reaches zero on the director's watch: `cmd/time_expired` becomes the protocol line."""
+    from controller.service.commands import parse_command
+    from controller.service.config import COMMAND_NAMES
+
+    command = parse_command("time_expired", b'{"seat": 3}', seats=6, allowed=COMMAND_NAMES)
+    assert command.line == {"type": "time_expired", "seat": 3}
