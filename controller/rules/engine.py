@@ -614,6 +614,9 @@ class TableEngine:
                 "a hole card seen after betting began on a deal the camera did not see: not ruled on"
             )
         if d.action_started:
+            late = self._button_final_card(h, seat, held, card)
+            if late is not None:
+                return late
             # A card after betting began: the hand had a wrong card count when the action started.
             if before_sa:
                 if held == 0 and self.deal_rules["eligible_dealt_out_misdeal"]:
@@ -674,6 +677,28 @@ class TableEngine:
         d.received.setdefault(seat, []).append(position)
         out.extend(self._check_deal_complete(h))
         return out
+
+    def _button_final_card(self, h: Hand, seat: int, held: int, card: str | None) -> list[dict] | None:
+        """bluff_street:53 "In button games, the button may receive his or her final card, even if
+        substantial action has occurred, unless he or she acts on the hand prior to receiving the final
+        card. In the event that he or she acts before receiving the final card, the hand is dead." None
+        when the card is not the button's late final card (or the profile has no such rule)."""
+        if (
+            not self.deal_rules["button_final_card_late"]
+            or seat != h.positions.button
+            or seat not in h.positions.dealt_in
+            or held != 1
+            or card is not None
+        ):
+            return None
+        if any(done[0] == seat for done in h.play.acted):
+            return self._dead(h, seat, "wrong_card_count", "button_final_card_late")
+        d = h.deal
+        d.cards[seat] = 2
+        d.full += 1
+        d.off_deck += 1
+        d.received.setdefault(seat, []).append(d.off_deck)
+        return self._check_deal_complete(h)
 
     def _exposed_in_deal(self, h: Hand, seat: int, card: str, position: int) -> list[dict]:
         """A card flashed by the dealer during the deal (cool_mule:5.g/h/j, bar_league:Misdeals)."""

@@ -34,6 +34,11 @@ SCHEMA = {
         "button_two_consecutive_cards": Spec(bool, doc="the button may get two consecutive cards"),
         "wrong_card_count_misdeal": Spec(bool),
         "wrong_card_count_after_substantial": Spec(str, ("dead_hand",)),
+        "button_final_card_late": Spec(
+            bool,
+            doc="the button may take his final card after the action began (even past substantial "
+            "action) unless he acted first; then his hand is dead",
+        ),
         "extra_card_to_first_player": Spec(
             str,
             ("burn", "misdeal"),

@@ -357,3 +357,67 @@ def test_the_director_can_send_time_expired_as_a_command():
 
     command = parse_command("time_expired", b'{"seat": 3}', seats=6, allowed=COMMAND_NAMES)
     assert command.line == {"type": "time_expired", "seat": 3}
+
+
+# ---------------------------------------------------------------- the button's final card
+
+
+BUTTON_53 = (
+    "In button games, the button may receive his or her final card, even if substantial action has occurred, "
+    "unless he or she acts on the hand prior to receiving the final card. In the event that he or she acts "
+    "before receiving the final card, the hand is dead."
+)
+
+
+def _button_short_a_card(profile: str) -> Table:
+    """Five players, button 1: everyone has two cards but the button, who has one."""
+    t, h = start(profile, players=(1, 2, 3, 4, 5), stack=10000)
+    order = h["dealt_in"]
+    assert order[-1] == 1
+    t.feed(*[deal(s) for s in order], *[deal(s) for s in order[:-1]])
+    return t
+
+
+@pytest.mark.parametrize("profile", ["bluff_street", "dragons_den"])
+def test_the_button_may_receive_his_final_card_after_substantial_action(profile):
+    quoted("bluff_street", BUTTON_53)
+    t = _button_short_a_card(profile)
+    out = t.feed(act(4, "call", 100), act(5, "call", 100))
+    assert of_type(out, "substantial_action")
+    out = t.feed(deal(1))
+    assert of_type(out, "dead_hand") == [] and of_type(out, "misdeal") == []
+    assert 1 in t.engine.hand.play.live
+    assert of_type(t.feed(act(1, "call", 100)), "error") == []
+
+
+@pytest.mark.parametrize("profile", ["bluff_street", "dragons_den"])
+def test_the_button_who_acted_before_his_final_card_has_a_dead_hand(profile):
+    quoted("bluff_street", BUTTON_53)
+    t = _button_short_a_card(profile)
+    t.feed(act(4, "call", 100), act(5, "call", 100), act(1, "call", 100))
+    out = t.feed(deal(1))
+    (dead,) = of_type(out, "dead_hand")
+    assert (dead["seat"], dead["reason"], dead["rule"]) == (1, "wrong_card_count", "bluff_street:53")
+    assert 1 not in t.engine.hand.play.live
+
+
+def test_the_button_may_take_his_final_card_before_substantial_action_too():
+    """A fortiori: what 53 allows after substantial action it allows before it (no misdeal)."""
+    t = _button_short_a_card("bluff_street")
+    out = t.feed(act(4, "fold"), deal(1))
+    assert of_type(out, "misdeal") == [] and of_type(out, "dead_hand") == []
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule"), [("cool_mule", "cool_mule:5.o"), ("corner_pocket", "corner_pocket:Dealing.H")]
+)
+def test_venues_without_the_button_exception_rule_the_late_card_a_wrong_count(profile, rule):
+    quoted(
+        "cool_mule",
+        "If during play at least 2 players have acted and a player discovers their hand has too many cards, "
+        "their hand is considered dead",
+    )
+    t = _button_short_a_card(profile)
+    t.feed(act(4, "call", 100), act(5, "call", 100))
+    (dead,) = of_type(t.feed(deal(1)), "dead_hand")
+    assert (dead["seat"], dead["reason"], dead["rule"]) == (1, "wrong_card_count", rule)
