@@ -250,8 +250,10 @@ def test_no_misdeal_after_substantial_action_wrong_count_kills_the_hand_instead(
 
 
 def test_late_card_before_substantial_action_is_a_misdeal():
-    """A `deal` after betting began: the hand had the wrong card count when the action started."""
-    t = Table("bluff_street", players=[1, 2, 3, 4], stack=10000)
+    """A `deal` after betting began: the hand had the wrong card count when the action started. (Not at
+    Bluff Street, where the late card is the button's: bluff_street:53 "the button may receive his or her
+    final card, even if substantial action has occurred"; tests/rules/test_rulebook_fidelity.py.)"""
+    t = Table("cool_mule", players=[1, 2, 3, 4], stack=10000)
     t.feed({"type": "button", "seat": 1})
     h = t.hand()
     order = h["dealt_in"]
