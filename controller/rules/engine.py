@@ -187,8 +187,28 @@ class TableEngine:
         """One input line (JSON text or a decoded dict) in, the output lines it causes out; a ruling on a
         rule the venue's own book does not hold says whose book it borrows (`borrowed_from`)."""
         out = self._feed_line(line, line_no)
+        if self.deal_rules["absent_at_turn"] == "dead":
+            absent = self._absent_at_turn()
+            if absent:
+                out = [*out, *absent]
         if out:
             mark_borrowed(out, self.profile.name)
+        return out
+
+    def _absent_at_turn(self) -> list[dict]:
+        """A player away from his seat when the action reaches him: his hand is dead (corner_pocket:General
+        Rules.I "If a player is absent from his seat when it is his turn to act, for any reason, his hand
+        will be immediately folded"; cool_mule:7.r). Back before his turn, he plays it."""
+        h = self.hand
+        if h is None or h.void or h.play is None or not (h.deal.complete or h.deal.action_started):
+            return []
+        out: list[dict] = []
+        for _ in range(self.seats):
+            seat = h.play.to_act
+            player = self.players.get(seat) if seat is not None else None
+            if player is None or not player.away or seat not in h.play.live:
+                break
+            out.extend(self._dead(h, seat, "absent", "absent_at_turn"))
         return out
 
     def _feed_line(self, line: dict | str, line_no: int | None = None) -> list[dict]:

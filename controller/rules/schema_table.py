@@ -58,6 +58,12 @@ SCHEMA = {
         "absent_hand_dead": Spec(
             bool, doc="an absent player is dealt in; the hand is dead once the deal is done"
         ),
+        "absent_at_turn": Spec(
+            str,
+            ("dead", "live"),
+            doc="a player away from his seat when the action reaches him: his hand is dead, or the "
+            "table rules nothing (the deal's end decides, absent_hand_dead)",
+        ),
     },
     "conduct": {
         "clock_expired": Spec(str, ("dead_hand",), doc="a player on the clock who does not act in time"),

@@ -316,7 +316,9 @@ def test_player_exposure_kills_only_in_corner_pocket():
             }
 
 
-@pytest.mark.parametrize("profile", PROFILES)
+# Not Corner Pocket: there the absent hand is folded at his turn (corner_pocket:General Rules.I, Blinds.B
+# "his hand folded in turn"), tests/rules/test_rulebook_fidelity.py.
+@pytest.mark.parametrize("profile", [p for p in PROFILES if p != "corner_pocket"])
 def test_absent_player_is_dealt_in_and_dead_when_the_deal_is_complete(profile):
     """cool_mule:5.n "An absent player is always dealt a hand, and their blinds must be posted by the dealer.
     Once the last card is dealt, the hand of an absent player is dead." """

@@ -421,3 +421,80 @@ def test_venues_without_the_button_exception_rule_the_late_card_a_wrong_count(pr
     t.feed(act(4, "call", 100), act(5, "call", 100))
     (dead,) = of_type(t.feed(deal(1)), "dead_hand")
     assert (dead["seat"], dead["reason"], dead["rule"]) == (1, "wrong_card_count", rule)
+
+
+# ---------------------------------------------------------------- a player absent at his turn
+
+CORNER_POCKET_I = (
+    "If a player is absent from his seat when it is his turn to act, for any reason, his hand will be "
+    "immediately folded."
+)
+CORNER_POCKET_BLINDS_B = (
+    "Absent players may not avoid the blinds. An absent player in the small and/or big blind will have his "
+    "blind posted and his hand folded in turn."
+)
+COOL_MULE_7R = (
+    "All players must remain at the table if they still have action pending on a hand. If a player leaves "
+    "the table and does not return when it is their turn to act, their hand is dead and must be folded by "
+    "the dealer."
+)
+
+
+def test_corner_pocket_folds_an_absent_player_when_the_action_reaches_him_not_at_the_deal():
+    quoted("corner_pocket", CORNER_POCKET_I)
+    quoted("corner_pocket", CORNER_POCKET_BLINDS_B)
+    t = Table("corner_pocket", players=[1, 2, 3, 4], stack=10000)
+    t.feed({"type": "button", "seat": 1}, {"type": "away", "seat": 3})  # seat 3 is the big blind
+    h = t.hand()
+    assert 3 in h["dealt_in"]
+    assert of_type(t.deal_all(h), "dead_hand") == []  # the deal's end decides nothing here
+    assert t.engine.hand.play.stacks[3] == 9900  # his blind is posted
+    out = t.feed(act(4, "call", 100), act(1, "call", 100))
+    assert of_type(out, "dead_hand") == []
+    out = t.feed(act(2, "call", 100))  # the action reaches the big blind, who is away
+    (dead,) = of_type(out, "dead_hand")
+    assert (dead["seat"], dead["reason"], dead["rule"]) == (3, "absent", "corner_pocket:General Rules.I")
+    assert 3 not in t.engine.hand.play.live
+    assert t.engine.hand.play.street == "preflop" and of_type(out, "pots")  # the round closed behind him
+
+
+def test_corner_pocket_player_back_before_his_turn_plays_his_hand():
+    quoted("corner_pocket", CORNER_POCKET_I)
+    t = Table("corner_pocket", players=[1, 2, 3, 4], stack=10000)
+    t.feed({"type": "button", "seat": 1}, {"type": "away", "seat": 3})
+    t.deal_all(t.hand())
+    t.feed(act(4, "call", 100), {"type": "back", "seat": 3}, act(1, "call", 100), act(2, "call", 100))
+    assert 3 in t.engine.hand.play.live
+    assert of_type(t.feed(act(3, "check")), "error") == []
+
+
+@pytest.mark.parametrize(
+    ("profile", "dead"), [("cool_mule", True), ("bluff_street", False), ("bar_league", False)]
+)
+def test_a_player_who_leaves_during_the_hand_and_is_not_back_at_his_turn(profile, dead):
+    """Cool Mule 7.r kills the hand; Bluff Street 29 leaves it to the floor ("may be considered abandoned")
+    and Bar League judges absence once, when the final hole card is dealt."""
+    quoted("cool_mule", COOL_MULE_7R)
+    quoted(
+        "bluff_street",
+        "Once action has begun, a hand may be considered abandoned and mucked if a Participant",
+    )
+    t = Table(profile, players=[1, 2, 3, 4], stack=10000)
+    t.feed({"type": "button", "seat": 1})
+    t.deal_all(t.hand())
+    out = t.feed(act(4, "call", 100), {"type": "away", "seat": 2}, act(1, "call", 100))
+    got = of_type(out, "dead_hand")
+    if dead:
+        assert [(d["seat"], d["reason"], d["rule"]) for d in got] == [(2, "absent", "cool_mule:7.r")]
+        assert t.engine.hand.play.to_act == 3
+    else:
+        assert got == [] and t.engine.hand.play.to_act == 2
+
+
+def test_two_absent_players_in_a_row_are_both_folded_at_their_turns():
+    t = Table("cool_mule", players=[1, 2, 3, 4, 5], stack=10000)
+    t.feed({"type": "button", "seat": 1})
+    t.deal_all(t.hand())
+    out = t.feed({"type": "away", "seat": 5}, {"type": "away", "seat": 1}, act(4, "call", 100))
+    assert [d["seat"] for d in of_type(out, "dead_hand")] == [5, 1]
+    assert t.engine.hand.play.to_act == 2
