@@ -23,6 +23,7 @@ from typing import Any
 
 from controller.rules import protocol
 from controller.rules.borrowed import mark_borrowed
+from controller.rules.cards import ALL_CARDS
 from controller.rules.errors import Rejected
 from controller.rules.profile import Profile, load_profile
 from controller.rules.seating import Player, PositionError, Positions, compute_positions
@@ -892,7 +893,27 @@ class TableEngine:
         h = self.hand
         if h is None or h.void or h.play is None:
             h = self._current("board")  # refuses the line
+        fouled = self._fouled_deck(h, ev.get("cards"))
+        if fouled:
+            return fouled
         return h.play.board(ev, n)
+
+    def _fouled_deck(self, h: Hand, cards: Any) -> list[dict]:
+        """A card already out in this hand turns up again: the deck is fouled (bluff_street:33.d.2 "If two
+        cards of the same rank and suit are found, all action is void, and all chips in the pot are returned
+        to the participants who wagered them"). The hand is void like a misdealt one (stacks are written
+        only at its end, so every chip goes back) and is dealt again with a clean deck."""
+        if self.deal_rules["fouled_deck"] != "void_return_chips" or type(cards) is not list:
+            return []
+        twice = [c for c in cards if type(c) is str and c in ALL_CARDS and not h.play.fresh_cards([c])]
+        if not twice:
+            return []
+        h.void = True
+        h.misdeal_reason = "fouled_deck"
+        h.play = None
+        line = {"type": "fouled_deck", "card": twice[0], "rule": self.profile.rule("deal", "fouled_deck")}
+        self.alerts = [line]
+        return [line]
 
     def _on_burn(self, ev: dict, n: int) -> list[dict]:
         h = self.hand
@@ -904,6 +925,9 @@ class TableEngine:
         h = self.hand
         if h is None or h.void or h.play is None:
             h = self._current("show")  # refuses the line
+        fouled = self._fouled_deck(h, ev.get("cards"))
+        if fouled:
+            return fouled
         return h.play.show(ev, n)
 
     def _on_muck(self, ev: dict, n: int) -> list[dict]:

@@ -45,6 +45,8 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
         return " ".join(parts) + rule
     if kind == "misdeal":
         return f"MISDEAL: {REASONS.get(line['reason'], line['reason'])}. Collect, reshuffle, re-deal.{rule}"
+    if kind == "fouled_deck":
+        return f"FOULED DECK: {line['card']} turned up twice. All action is void, every chip goes back; re-deal with a clean deck.{rule}"
     if kind == "replace_exposed":
         return f"Card {line['card']} exposed to seat {line['seat']}: deal on; seat {line['seat']} gets the next card after the deal, {line['card']} becomes the flop burn.{rule}"
     if kind == "extra_card":

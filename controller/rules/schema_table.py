@@ -50,6 +50,12 @@ SCHEMA = {
         "boxed_before_substantial": Spec(str, ("replace", "discard")),
         "boxed_after_substantial": Spec(str, ("replace", "discard")),
         "button_misplaced_misdeal": Spec(bool),
+        "fouled_deck": Spec(
+            str,
+            ("void_return_chips", "refuse_line"),
+            doc="a card seen twice in one hand (board or tabled): the hand is void and every chip goes back, "
+            "or the line is refused as an error",
+        ),
         "redeal_exact_replay": Spec(bool),
         "substantial_action": Spec(
             str, ("one_aggressive_or_three_passive", "two_with_chips_or_three", "two_players_acted")

@@ -60,6 +60,7 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
             "level",
         ),
         "misdeal": ("reason",),
+        "fouled_deck": ("card",),  # a board or tabled card seen twice: public already
         "replace_exposed": ("seat", "card"),
         "extra_card": ("seat",),
         "boxed_card": ("card", "procedure"),

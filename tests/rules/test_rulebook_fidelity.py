@@ -498,3 +498,76 @@ def test_two_absent_players_in_a_row_are_both_folded_at_their_turns():
     out = t.feed({"type": "away", "seat": 5}, {"type": "away", "seat": 1}, act(4, "call", 100))
     assert [d["seat"] for d in of_type(out, "dead_hand")] == [5, 1]
     assert t.engine.hand.play.to_act == 2
+
+
+# ---------------------------------------------------------------- a fouled deck
+
+BLUFF_33_D_2 = (
+    "If two cards of the same rank and suit are found, all action is void, and all chips in the pot are "
+    "returned to the participants who wagered them."
+)
+
+
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_a_card_seen_twice_fouls_the_deck_all_action_void_and_chips_returned(profile):
+    quoted("bluff_street", BLUFF_33_D_2)
+    t, h = start(profile, players=(1, 2, 3, 4), stack=10000)
+    t.deal_all(h)
+    t.feed(act(4, "raise", 300), act(1, "call", 300), act(2, "call", 300), act(3, "call", 300))
+    t.feed({"type": "board", "cards": ["Ah", "7d", "2c"]})
+    t.feed(act(2, "bet", 500), act(3, "call", 500), act(4, "fold"), act(1, "fold"))
+    assert t.engine.stacks()[2] == 9200
+    out = t.feed({"type": "board", "cards": ["7d"]})  # the seven of diamonds again
+    assert out == [
+        {
+            "type": "fouled_deck",
+            "card": "7d",
+            "rule": "bluff_street:33.d.2",
+            **({} if profile == "bluff_street" else {"borrowed_from": "bluff_street"}),
+        }
+    ]
+    assert t.engine.stacks() == {1: 10000, 2: 10000, 3: 10000, 4: 10000}  # every chip returned
+    assert t.engine.phase == "misdeal"
+    assert of_type(t.feed(act(2, "check")), "error")  # the hand is over: nothing more is ruled on it
+    again = t.hand()
+    assert again["redeal"] is True and again["number"] == h["number"]
+    assert describe(out[0]).startswith("FOULED DECK: 7d turned up twice. All action is void")
+
+
+def test_a_tabled_card_that_is_on_the_board_fouls_the_deck():
+    t, h = start("bluff_street", players=(1, 2, 3), stack=10000)
+    t.deal_all(h)
+    t.feed(act(1, "call", 100), act(2, "call", 100), act(3, "check"))
+    for cards in (["Ah", "7d", "2c"], ["9s"], ["Kd"]):
+        t.feed({"type": "board", "cards": cards})
+        t.feed(act(2, "check"), act(3, "check"), act(1, "check"))
+    out = t.feed({"type": "show", "seat": 2, "cards": ["Kd", "Qs"]})
+    assert [o["type"] for o in out] == ["fouled_deck"] and out[0]["card"] == "Kd"
+    assert t.engine.stacks() == {1: 10000, 2: 10000, 3: 10000}
+
+
+def test_a_card_already_out_is_only_refused_where_the_profile_says_so(tmp_path):
+    """A venue that wants the old behaviour (the line refused, the hand goes on) can say so."""
+    from controller.rules.profile import PROFILE_DIR, load_profile_file
+
+    text = (PROFILE_DIR / "bluff_street.toml").read_text()
+    text = text.replace(
+        'fouled_deck = { value = "void_return_chips"', 'fouled_deck = { value = "refuse_line"'
+    )
+    path = tmp_path / "house.toml"
+    path.write_text(text)
+    from controller.rules.engine import TableEngine
+
+    engine = TableEngine(load_profile_file(path), 10)
+    lines = [seat(1), seat(2), seat(3), {"type": "level", "sb": 50, "bb": 100}, {"type": "button", "seat": 1}]
+    lines += [HAND_START, *[deal(s) for s in (2, 3, 1, 2, 3, 1)]]
+    lines += [
+        act(1, "call", 100),
+        act(2, "call", 100),
+        act(3, "check"),
+        {"type": "board", "cards": ["Ah", "7d", "2c"]},
+    ]
+    for n, line in enumerate(lines, 1):
+        engine.feed(line, n)
+    (err,) = engine.feed({"type": "board", "cards": ["Ah"]}, 99)
+    assert err["type"] == "error" and "Ah" in err["message"] and engine.phase == "flop"
