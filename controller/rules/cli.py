@@ -78,6 +78,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _show_profile(args: argparse.Namespace) -> int:
+    from controller.rules.borrowed import lender, venue_title
     from controller.rules.errors import ProfileError
     from controller.rules.profile import load_profile
 
@@ -91,5 +92,7 @@ def _show_profile(args: argparse.Namespace) -> int:
         print(f"[{section}]")
         for key, setting in settings.items():
             note = f"  # {setting.note}" if setting.note else ""
-            print(f"  {key} = {setting.value!r}  ({setting.rule}){note}")
+            lent = lender(setting.rule, profile.name)
+            rule = f"{setting.rule}, borrowed from {venue_title(lent)}" if lent else setting.rule
+            print(f"  {key} = {setting.value!r}  ({rule}){note}")
     return 0

@@ -409,7 +409,12 @@ def test_the_button_may_take_his_final_card_before_substantial_action_too():
 
 
 @pytest.mark.parametrize(
-    ("profile", "rule"), [("cool_mule", "cool_mule:5.o"), ("corner_pocket", "corner_pocket:Dealing.H")]
+    ("profile", "rule"),
+    [
+        ("cool_mule", "cool_mule:5.o"),
+        ("corner_pocket", "corner_pocket:Dealing.H"),
+        ("bar_league", "cool_mule:5.o"),
+    ],
 )
 def test_venues_without_the_button_exception_rule_the_late_card_a_wrong_count(profile, rule):
     quoted(
@@ -571,3 +576,56 @@ def test_a_card_already_out_is_only_refused_where_the_profile_says_so(tmp_path):
         engine.feed(line, n)
     (err,) = engine.feed({"type": "board", "cards": ["Ah"]}, 99)
     assert err["type"] == "error" and "Ah" in err["message"] and engine.phase == "flop"
+
+
+# ---------------------------------------------------------------- docs/rules.md is the profiles' table
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+ROW = re.compile(r"^\| `(?P<key>[a-z_]+\.[a-z_]+)` \| `(?P<value>[^`]*)` \| `(?P<rule>[^`]+)`(?P<rest>.*)$")
+
+
+def _doc_rows(name: str) -> dict[str, tuple[str, str, str]]:
+    text = DOCS.read_text(encoding="utf-8")
+    start, end = f"<!-- table:{name} -->", f"<!-- /table:{name} -->"
+    assert start in text and end in text, f"docs/rules.md has no table for {name}"
+    rows = {}
+    for line in text.split(start, 1)[1].split(end, 1)[0].splitlines():
+        m = ROW.match(line)
+        if m:
+            rows[m["key"]] = (m["value"], m["rule"], m["rest"])
+    return rows
+
+
+@pytest.mark.parametrize("name", PROFILE_NAMES)
+def test_docs_rules_lists_every_setting_with_its_value_and_citation(name):
+    profile = load_profile(name)
+    rows = _doc_rows(name)
+    expected = set()
+    for section, settings in profile.settings.items():
+        for key, setting in settings.items():
+            where = f"{section}.{key}"
+            expected.add(where)
+            assert where in rows, f"docs/rules.md: {name} has no row for {where}"
+            value, rule, rest = rows[where]
+            shown = setting.value
+            shown = ("true" if shown else "false") if isinstance(shown, bool) else shown
+            shown = f'"{shown}"' if isinstance(setting.value, str) else str(shown)
+            assert value == shown, f"docs/rules.md: {name} {where} says {value}, the profile {shown}"
+            assert rule == setting.rule, (
+                f"docs/rules.md: {name} {where} cites {rule}, the profile {setting.rule}"
+            )
+            borrowed = not setting.rule.startswith(name + ":")
+            assert ("**borrowed from" in rest) is borrowed, f"docs/rules.md: {name} {where} borrowed mark"
+    assert set(rows) == expected, f"docs/rules.md: {name} lists settings the profile lacks"
+
+
+def test_rules_profile_marks_borrowed_settings(capsys):
+    """`smart-table rules profile` is a rendering too: a borrowed citation says whose book it is."""
+    import argparse
+
+    from controller.rules.cli import _show_profile
+
+    assert _show_profile(argparse.Namespace(name="cool_mule")) in (0, None)
+    text = capsys.readouterr().out
+    assert "redeal_exact_replay = True  (bluff_street:33.b, borrowed from Bluff Street)" in text
+    assert "exposed_misdeal_cards = 2  (cool_mule:5.g)" in text
