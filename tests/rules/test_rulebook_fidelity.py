@@ -629,3 +629,400 @@ def test_rules_profile_marks_borrowed_settings(capsys):
     text = capsys.readouterr().out
     assert "redeal_exact_replay = True  (bluff_street:33.b, borrowed from Bluff Street)" in text
     assert "exposed_misdeal_cards = 2  (cool_mule:5.g)" in text
+
+
+# ---------------------------------------------------------------- every misdeal, in each book's words
+
+
+def _first_exposed(t, order):
+    return t.feed(deal(order[0], "Kd"))
+
+
+def _second_exposed(t, order):
+    return t.feed(deal(order[0]), deal(order[1], "Kd"))
+
+
+def _button_exposed(t, order):
+    return t.feed(*[deal(s) for s in order[:-1]], deal(order[-1], "Ac"))
+
+
+def _two_exposed(t, order):
+    return t.feed(deal(order[0]), deal(order[1]), deal(order[2], "9h"), deal(order[3], "2c"))
+
+
+def _two_boxed(t, order):
+    return t.feed({"type": "boxed", "card": "4d"}, {"type": "boxed", "card": "5d"})
+
+
+def _button_wrong(t, order):
+    return t.feed(deal(order[0]), {"type": "button_seen", "seat": 4})
+
+
+def _third_card(t, order):
+    return t.feed(*[deal(s) for s in order], deal(order[0]), deal(order[1]), deal(order[1]))
+
+
+def _first_to_wrong_seat(t, order):
+    return t.feed(deal(order[1]))
+
+
+def _seat_dealt_out(t, order):
+    skipped = order[2]
+    return t.feed(*[deal(s) for s in order if s != skipped], deal(order[0]), deal(order[1]), deal(order[3]))
+
+
+def _not_entitled(t, order):
+    return t.feed(deal(order[0]), deal(7))  # seat 7 is empty
+
+
+MISDEALS = [
+    (
+        "bar_league",
+        _first_exposed,
+        "first_cards_exposed",
+        "bar_league:Misdeals(a)",
+        "a) either one of the first two cards dealt are exposed.",
+    ),
+    (
+        "bar_league",
+        _second_exposed,
+        "first_cards_exposed",
+        "bar_league:Misdeals(a)",
+        "a) either one of the first two cards dealt are exposed.",
+    ),
+    (
+        "bar_league",
+        _button_exposed,
+        "button_card_exposed",
+        "bar_league:Misdeals(b)",
+        "b) any card intended for the button position is exposed.",
+    ),
+    (
+        "bar_league",
+        _two_exposed,
+        "multiple_exposed",
+        "bar_league:Misdeals(c)",
+        "c) more than one hole card is exposed.",
+    ),
+    (
+        "bar_league",
+        _two_boxed,
+        "multiple_boxed",
+        "bar_league:Misdeals(d)",
+        "d) more than one boxed card is found.",
+    ),
+    (
+        "bar_league",
+        _button_wrong,
+        "button_misplaced",
+        "bar_league:Misdeals(e)",
+        "e) the button is revealed to be in the wrong position.",
+    ),
+    (
+        "bar_league",
+        _third_card,
+        "wrong_card_count",
+        "bar_league:Misdeals(f)",
+        "f) any player has the incorrect quantity of hole cards.",
+    ),
+    (
+        "bar_league",
+        _first_to_wrong_seat,
+        "first_card_wrong_seat",
+        "bar_league:Misdeals(g)",
+        "g) the first hole card was dealt to the wrong position.",
+    ),
+    (
+        "cool_mule",
+        _first_exposed,
+        "first_cards_exposed",
+        "cool_mule:5.g",
+        "During the deal, if the first or second card off the deck is exposed, this is a misdeal.",
+    ),
+    (
+        "cool_mule",
+        _second_exposed,
+        "first_cards_exposed",
+        "cool_mule:5.g",
+        "During the deal, if the first or second card off the deck is exposed, this is a misdeal.",
+    ),
+    (
+        "cool_mule",
+        _two_exposed,
+        "multiple_exposed",
+        "cool_mule:5.h",
+        "During the deal, if more than one card is exposed, this is a misdeal.",
+    ),
+    (
+        "corner_pocket",
+        _first_exposed,
+        "first_cards_exposed",
+        "corner_pocket:Dealing.E",
+        "If the first holecard dealt is exposed, a misdeal results.",
+    ),
+    (
+        "corner_pocket",
+        _two_exposed,
+        "multiple_exposed",
+        "corner_pocket:Dealing.E",
+        "If more than one holecard is exposed, this is a misdeal and there must be a redeal.",
+    ),
+    (
+        "corner_pocket",
+        _third_card,
+        "wrong_card_count",
+        "corner_pocket:Dealing.H",
+        "If a player is dealt more or less cards than the game is playing calls for, and it is discovered before two players act on their hands, it is a misdeal.",
+    ),
+    (
+        "corner_pocket",
+        _not_entitled,
+        "dealt_to_ineligible_seat",
+        "corner_pocket:Dealing.H",
+        "If a player is dealt more or less cards than the game is playing calls for",
+    ),
+    (
+        "corner_pocket",
+        _seat_dealt_out,
+        "eligible_seat_dealt_out",
+        "corner_pocket:Dealing.H",
+        "If a player is dealt more or less cards than the game is playing calls for",
+    ),
+    (
+        "dragons_den",
+        _first_exposed,
+        "first_cards_exposed",
+        "dragons_den:27.a",
+        "a) exposure of one of the first two cards dealt",
+    ),
+    (
+        "dragons_den",
+        _second_exposed,
+        "first_cards_exposed",
+        "dragons_den:27.a",
+        "a) exposure of one of the first two cards dealt",
+    ),
+    ("dragons_den", _two_exposed, "multiple_exposed", "dragons_den:27.b", "b) two or more exposed cards"),
+    (
+        "dragons_den",
+        _first_to_wrong_seat,
+        "first_card_wrong_seat",
+        "dragons_den:27.c",
+        "c) first card dealt to the wrong seat",
+    ),
+    (
+        "dragons_den",
+        _not_entitled,
+        "dealt_to_ineligible_seat",
+        "dragons_den:27.d",
+        "d) cards dealt to a seat not entitled to a hand",
+    ),
+    (
+        "dragons_den",
+        _seat_dealt_out,
+        "eligible_seat_dealt_out",
+        "dragons_den:27.e",
+        "e) a seat entitled to a hand is dealt out",
+    ),
+    (
+        "bluff_street",
+        _two_boxed,
+        "multiple_boxed",
+        "bluff_street:33.a.1",
+        "1. 2 or more boxed cards on the initial deal.",
+    ),
+    (
+        "bluff_street",
+        _first_to_wrong_seat,
+        "first_card_wrong_seat",
+        "bluff_street:33.a.2",
+        "2. First card dealt to the wrong seat.",
+    ),
+    (
+        "bluff_street",
+        _not_entitled,
+        "dealt_to_ineligible_seat",
+        "bluff_street:33.a.3",
+        "3. Cards dealt to a seat not entitled to a hand.",
+    ),
+    (
+        "bluff_street",
+        _seat_dealt_out,
+        "eligible_seat_dealt_out",
+        "bluff_street:33.a.4",
+        "4. A seat entitled to a hand is dealt out.",
+    ),
+    (
+        "bluff_street",
+        _first_exposed,
+        "first_cards_exposed",
+        "bluff_street:33.a.6",
+        "6. In flop games, if either of the first 2 cards dealt off the deck or any other 2 down cards are exposed by dealer error.",
+    ),
+    (
+        "bluff_street",
+        _two_exposed,
+        "multiple_exposed",
+        "bluff_street:33.a.6",
+        "or any other 2 down cards are exposed by dealer error",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("profile", "scenario", "reason", "rule", "text"),
+    MISDEALS,
+    ids=[f"{m[0]}-{m[2]}-{m[1].__name__.strip('_')}" for m in MISDEALS],
+)
+def test_every_misdeal_cites_the_rule_that_says_it(profile, scenario, reason, rule, text):
+    quoted(rule.split(":")[0], text)
+    t, h = start(profile)
+    out = scenario(t, h["dealt_in"])
+    assert of_type(out, "misdeal") == [{"type": "misdeal", "reason": reason, "rule": rule}]
+
+
+@pytest.mark.parametrize(
+    ("profile", "scenario"),
+    [("cool_mule", _button_exposed), ("corner_pocket", _second_exposed), ("dragons_den", _button_exposed)],
+)
+def test_a_single_card_exposed_later_in_the_deal_is_replaced_not_a_misdeal(profile, scenario):
+    quoted(
+        "cool_mule",
+        "During the deal, if any single card is exposed beyond the first or second card off the deck, the "
+        "dealer continues to deal all the hole cards. The dealer then deals one more card to the player who "
+        "had their card exposed",
+    )
+    quoted(
+        "corner_pocket",
+        "If any other holecard is exposed due to a dealer error, the deal continues. The exposed card may not "
+        "be kept.",
+    )
+    t, h = start(profile)
+    out = scenario(t, h["dealt_in"])
+    assert of_type(out, "misdeal") == [] and len(of_type(out, "replace_exposed")) == 1
+
+
+def test_bar_league_a_player_exposing_his_own_card_is_no_misdeal():
+    """The seven conditions count only "for a reason other than player error"."""
+    quoted(
+        "bar_league",
+        "one of the following seven conditions has been met for a reason other than player error",
+    )
+    quoted(
+        "bar_league",
+        "a player’s illegally-exposed hand may never be killed as a penalty for violating this rule.",
+    )
+    t, h = start("bar_league", stack=10000)
+    t.deal_all(h)
+    out = t.feed({"type": "expose", "seat": h["dealt_in"][0], "card": "Ah", "by": "player"})
+    assert of_type(out, "misdeal") == [] and of_type(out, "dead_hand") == []
+
+
+# ---------------------------------------------------------------- dead hands, in each book's words
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule", "text"),
+    [
+        (
+            "cool_mule",
+            "cool_mule:5.o",
+            "If during play at least 2 players have acted and a player discovers their hand has too many cards, "
+            "their hand is considered dead and must be folded and they loose all chips placed in the pot.",
+        ),
+        (
+            "corner_pocket",
+            "corner_pocket:Dealing.H",
+            "If it is discovered after two players have acted, then all chips bet, antes and blinds are "
+            "forfeited by that player.",
+        ),
+    ],
+)
+def test_too_many_cards_after_two_players_acted_a_dead_hand_that_forfeits_its_chips(profile, rule, text):
+    quoted(profile, text)
+    t, h = start(profile, players=(1, 2, 3, 4, 5), stack=10000)
+    t.deal_all(h)
+    t.feed(act(4, "call", 100), act(5, "call", 100))  # two players acted
+    out = t.feed(deal(4))  # seat 4 finds a third card
+    assert of_type(out, "misdeal") == []
+    (dead,) = of_type(out, "dead_hand")
+    assert (dead["seat"], dead["reason"], dead["rule"]) == (4, "wrong_card_count", rule)
+    play = t.engine.hand.play
+    assert 4 not in play.live and play.stacks[4] == 9900  # the call stays in the pot
+    assert sum(p.amount for p in play.pots()) == 350  # the blinds and both calls, seat 4's included
+
+
+def test_corner_pocket_a_player_exposing_his_cards_has_his_hand_killed():
+    quoted(
+        "corner_pocket",
+        "A player who exposes his cards during the play will have his hand killed and immediately folded.",
+    )
+    t, h = start("corner_pocket", stack=10000)
+    t.deal_all(h)
+    out = t.feed({"type": "expose", "seat": 4, "card": "Ah", "by": "player"})
+    (dead,) = of_type(out, "dead_hand")
+    assert (dead["seat"], dead["reason"], dead["rule"]) == (
+        4,
+        "exposed_cards",
+        "corner_pocket:Exposing Cards.A",
+    )
+
+
+@pytest.mark.parametrize(
+    ("profile", "text"),
+    [
+        (
+            "cool_mule",
+            "A player who exposes his cards during play may incur a penalty, but will not have his hand killed.",
+        ),
+        (
+            "dragons_den",
+            "A player who exposes (tables his cards face up) with action pending may incur a penalty, but will not have a dead hand.",
+        ),
+        (
+            "bluff_street",
+            "A Participant exposing his or her cards with action pending will incur a penalty, but will not have a dead hand.",
+        ),
+    ],
+)
+def test_elsewhere_a_player_exposing_his_cards_keeps_a_live_hand(profile, text):
+    quoted(profile, text)
+    t, h = start(profile, stack=10000)
+    t.deal_all(h)
+    out = t.feed({"type": "expose", "seat": 4, "card": "Ah", "by": "player"})
+    assert of_type(out, "dead_hand") == [] and 4 in t.engine.hand.play.live
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule", "text"),
+    [
+        (
+            "bar_league",
+            "bar_league:Player Absence",
+            "A player is considered absent from a hand if they are not within arm’s length of their seat by the time the final hole card has been dealt to the last player in the hand to receive hole cards.",
+        ),
+        (
+            "cool_mule",
+            "cool_mule:5.n",
+            "An absent player is always dealt a hand, and their blinds must be posted by the dealer. Once the last card is dealt, the hand of an absent player is dead and must be folded by the dealer.",
+        ),
+        (
+            "dragons_den",
+            "dragons_den:22",
+            "If a player is not in their seat by the time the dealer receives their second card, that player’s hand is dead and moved into the muck by the dealer.",
+        ),
+        (
+            "bluff_street",
+            "bluff_street:27",
+            "A Participant must be at his or her seat by the time all Participants have been dealt complete initial hands to have a live hand.",
+        ),
+    ],
+)
+def test_absent_at_the_end_of_the_deal_a_dead_hand_by_the_venues_words(profile, rule, text):
+    quoted(profile, text)
+    t, h = start(profile, players=(1, 2, 3, 4), stack=10000)
+    t.feed({"type": "away", "seat": 2})
+    out = t.deal_all(h)
+    (dead,) = of_type(out, "dead_hand")
+    assert (dead["seat"], dead["reason"], dead["rule"]) == (2, "absent", rule)
+    assert t.engine.hand.play.stacks[2] == 9950  # the small blind was posted for him
