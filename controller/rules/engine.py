@@ -162,6 +162,7 @@ class TableEngine:
         self._usual = type(self)._usual_table
         self.players: dict[int, Player] = {}
         self.level: Level | None = None  # the level the next hand is played at
+        self.deferred_level: Level | None = None  # a level that waits one more hand (bar_league:Hand Start)
         self.forced_button: int | None = None
         self.previous: Positions | None = None
         self.hand_number = 0
@@ -399,7 +400,30 @@ class TableEngine:
         return []
 
     def _on_level(self, ev: dict, n: int) -> list[dict]:
-        self.level = Level(ev["sb"], ev["bb"], ev.get("ante", 0), bool(ev.get("big_blind_ante", False)))
+        level = Level(ev["sb"], ev["bb"], ev.get("ante", 0), bool(ev.get("big_blind_ante", False)))
+        return self._level_change(level)
+
+    def _level_change(self, level: Level) -> list[dict]:
+        """When a new level takes effect, as each book says: the next hand (cool_mule:6.h, dragons_den:18,
+        bluff_street:24); one more hand at the old level when it concludes between hands (bar_league:Hand
+        Start); at once while no card is dealt yet (corner_pocket:Blinds.C)."""
+        when = self.profile.value("conduct", "level_change")
+        h = self.hand
+        self.deferred_level = None
+        if when == "before_first_card" and self.in_hand and h is not None:
+            d = h.deal
+            if d.off_deck == 0 and not d.action_started and not h.redeal:
+                # "If the cards have been gathered up, shuffled, and cut, but no card has yet been dealt to a
+                # player, then the limit increase is effective immediately": the blinds are posted again.
+                self.level = h.level = level
+                h.play = self._new_play(h)
+                return []
+        if when == "one_more_hand_if_between_hands" and h is not None and not self.in_hand and not h.void:
+            # "If a blind level concludes after the previous pot has been pushed, one more hand will be played
+            # at the previous blind level before the new blind level takes effect."
+            self.deferred_level = level
+            return []
+        self.level = level
         return []
 
     def _on_seat(self, ev: dict, n: int) -> list[dict]:
@@ -498,6 +522,8 @@ class TableEngine:
             if player.penalty_hands > 0:
                 player.away = True  # serving a penalty: dealt in, hand dead (dragons_den:40)
         level = self.level or Level()
+        if self.deferred_level is not None:  # this hand is the one more at the old level (bar_league)
+            self.level, self.deferred_level = self.deferred_level, None
         hand = Hand(
             self.hand_number, positions, level, {s: self.players[s].stack for s in positions.dealt_in}
         )

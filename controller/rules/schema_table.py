@@ -79,6 +79,12 @@ SCHEMA = {
         "clock_countdown_seconds": Spec(int, minimum=1, doc="the spoken countdown at the end of the clock"),
         "time_penalty": Spec(str, ("away_dealt_in",), doc="a penalised player is dealt in, the hand dead"),
         "elimination_order": Spec(str, ("bigger_start_stack_higher",)),
+        "level_change": Spec(
+            str,
+            ("next_hand", "one_more_hand_if_between_hands", "before_first_card"),
+            doc="when a `level` line takes effect: the next hand; one hand later if it comes between hands; "
+            "or the current hand while no card is dealt",
+        ),
     },
     "registration": {
         "minimum_age": Spec(int, minimum=0),

@@ -1026,3 +1026,75 @@ def test_absent_at_the_end_of_the_deal_a_dead_hand_by_the_venues_words(profile, 
     (dead,) = of_type(out, "dead_hand")
     assert (dead["seat"], dead["reason"], dead["rule"]) == (2, "absent", rule)
     assert t.engine.hand.play.stacks[2] == 9950  # the small blind was posted for him
+
+
+# ---------------------------------------------------------------- when a new level takes effect
+
+NEW_LEVEL = {"type": "level", "sb": 100, "bb": 200}
+
+
+def _blinds(t: Table) -> tuple[int, int]:
+    level = t.engine.hand.level
+    return level.sb, level.bb
+
+
+def test_bar_league_a_level_that_ends_between_hands_waits_one_more_hand():
+    quoted(
+        "bar_league",
+        "If a blind level concludes after the previous pot has been pushed, one more hand will be played at "
+        "the previous blind level before the new blind level takes effect.",
+    )
+    t, _ = start("bar_league", stack=10000)
+    t.feed(HAND_END, NEW_LEVEL)  # the pot was pushed, then the level concluded
+    t.hand()
+    assert _blinds(t) == (50, 100)
+    t.feed(HAND_END)
+    t.hand()
+    assert _blinds(t) == (100, 200)
+    # A level that concludes during a hand takes effect with the next one.
+    t.feed({"type": "level", "sb": 200, "bb": 400}, HAND_END)
+    t.hand()
+    assert _blinds(t) == (200, 400)
+
+
+def test_corner_pocket_a_level_before_the_first_card_takes_effect_at_once():
+    quoted(
+        "corner_pocket",
+        "If the cards have been gathered up, shuffled, and cut, but no card has yet been dealt to a player, "
+        "then the limit increase is effective immediately. Otherwise, if any cards have been dealt, the "
+        "increase will take effect on the very next hand.",
+    )
+    t, h = start("corner_pocket", stack=10000)
+    t.feed(NEW_LEVEL)  # no card dealt yet
+    assert _blinds(t) == (100, 200)
+    play = t.engine.hand.play
+    assert (play.stacks[h["sb"]], play.stacks[h["bb"]]) == (9900, 9800)  # posted again at the new level
+    t.feed(deal(h["dealt_in"][0]), {"type": "level", "sb": 200, "bb": 400})
+    assert _blinds(t) == (100, 200)  # a card is out: the very next hand
+    t.feed(HAND_END)
+    t.hand()
+    assert _blinds(t) == (200, 400)
+
+
+@pytest.mark.parametrize(
+    ("profile", "text"),
+    [
+        ("cool_mule", "When a new round is announced, the new blinds and antes apply to the next hand."),
+        (
+            "dragons_den",
+            "When time has elapsed in a round and a new level is announced by a member of the tournament staff, the new level applies to the next hand. A hand begins with the first riffle.",
+        ),
+        (
+            "bluff_street",
+            "When time has elapsed in a round and a new level is announced, the new level applies to the next hand. A new hand begins with the first riffle of the deck.",
+        ),
+    ],
+)
+def test_elsewhere_a_new_level_applies_to_the_next_hand(profile, text):
+    quoted(profile, text)
+    t, _ = start(profile, stack=10000)
+    t.feed(NEW_LEVEL)  # the hand has begun (first riffle), no card yet
+    assert _blinds(t) == (50, 100)
+    t.feed(HAND_END, {"type": "level", "sb": 200, "bb": 400})
+    t.hand()
+    assert _blinds(t) == (200, 400)  # between hands: the next hand
