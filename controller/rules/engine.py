@@ -479,16 +479,29 @@ class TableEngine:
         hand dead once dealt (cool_mule:11.c, dragons_den:40); it starts with the next hand
         (bluff_street:62). A penalty in minutes lasts until the director sends `back`."""
         player = self._occupied(ev["seat"])
+        if ev.get("rounds"):
+            ev = {**ev, "hands": self._penalty_round_hands(ev["rounds"])}
         if ev.get("hands"):
             player.penalty_hands = ev["hands"]
         else:
             player.away = True
         line = {"type": "penalty", "seat": ev["seat"], "player": player.id, "reason": ev.get("reason", "")}
-        for key in ("hands", "minutes"):
+        for key in ("hands", "rounds", "minutes"):
             if ev.get(key):
                 line[key] = ev[key]
         line["rule"] = self.profile.rule("conduct", "time_penalty")
         return [line]
+
+    def _penalty_round_hands(self, rounds: int) -> int:
+        """A penalty in rounds as hands: "one hand for every player, including the offender, who is at the
+        table when the penalty is given multiplied by the number of rounds" (dragons_den:40; bluff_street:58.b
+        rounds of hands). Refused where the book gives no penalty in rounds."""
+        if self.profile.value("conduct", "penalty_round") != "players_at_table":
+            raise Rejected(
+                f"field 'rounds': {self.profile.name}'s rulebook gives no penalty in rounds "
+                f"({self.profile.rule('conduct', 'penalty_round')}); give 'hands' or 'minutes'"
+            )
+        return rounds * len(self.players)
 
     def _occupied(self, seat: int) -> Player:
         if seat not in self.players:

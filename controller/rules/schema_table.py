@@ -79,6 +79,11 @@ SCHEMA = {
         "clock_countdown_seconds": Spec(int, minimum=1, doc="the spoken countdown at the end of the clock"),
         "time_penalty": Spec(str, ("away_dealt_in",), doc="a penalised player is dealt in, the hand dead"),
         "elimination_order": Spec(str, ("bigger_start_stack_higher",)),
+        "penalty_round": Spec(
+            str,
+            ("players_at_table", "none"),
+            doc="a `penalty` in rounds: one hand per player at the table per round, or no such penalty",
+        ),
         "level_change": Spec(
             str,
             ("next_hand", "one_more_hand_if_between_hands", "before_first_card"),

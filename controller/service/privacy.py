@@ -42,7 +42,7 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
         "muck": ("seat",),
         "hand_end": (),
         "clock": ("seat", "seconds", "action", "countdown"),
-        "penalty": ("seat", "player", "hands", "minutes", "reason"),
+        "penalty": ("seat", "player", "hands", "minutes", "reason", "rounds"),
         # outputs
         "hand": (
             "number",

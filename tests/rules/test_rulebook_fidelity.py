@@ -1098,3 +1098,47 @@ def test_elsewhere_a_new_level_applies_to_the_next_hand(profile, text):
     t.feed(HAND_END, {"type": "level", "sb": 200, "bb": 400})
     t.hand()
     assert _blinds(t) == (200, 400)  # between hands: the next hand
+
+
+# ---------------------------------------------------------------- penalties in rounds
+
+
+def test_dragons_den_a_round_penalty_is_one_hand_per_player_at_the_table():
+    quoted(
+        "dragons_den",
+        "The offender will miss one hand for every player, including the offender, who is at the table when "
+        "the penalty is given multiplied by the number of rounds specified in the penalty. For the period of "
+        "the penalty, the offender shall remain away from the table but will continue to be dealt in.",
+    )
+    t = Table("dragons_den", players=[1, 2, 3, 4], stack=10000)
+    t.feed({"type": "button", "seat": 1})
+    (line,) = t.feed({"type": "penalty", "seat": 3, "reason": "soft play", "rounds": 2})
+    assert (line["hands"], line["rounds"], line["rule"]) == (8, 2, "dragons_den:40")
+    dead_in = []
+    for _ in range(9):
+        h = t.hand()
+        dead = of_type(t.deal_all(h), "dead_hand")
+        dead_in.append([d["seat"] for d in dead] == [3])
+        t.feed(HAND_END)
+    assert dead_in == [True] * 8 + [False]  # eight hands away, dealt in, then he plays
+
+
+def test_a_round_penalty_is_refused_where_the_book_counts_minutes():
+    quoted(
+        "cool_mule",
+        "Penalties available for use by the Tournament Director are verbal warnings, 5, 10 and 15 minutes away from the table",
+    )
+    t = Table("cool_mule", players=[1, 2, 3])
+    (err,) = t.feed({"type": "penalty", "seat": 2, "reason": "abuse", "rounds": 1})
+    assert err["type"] == "error" and "no penalty in rounds" in err["message"]
+    assert t.engine.players[2].penalty_hands == 0 and not t.engine.players[2].away
+
+
+def test_the_director_can_give_a_penalty_in_rounds():
+    from controller.service.commands import parse_command
+    from controller.service.config import COMMAND_NAMES
+
+    command = parse_command(
+        "penalty", b'{"seat": 2, "reason": "abuse", "rounds": 2}', seats=6, allowed=COMMAND_NAMES
+    )
+    assert command.line == {"type": "penalty", "seat": 2, "reason": "abuse", "rounds": 2}
