@@ -163,6 +163,9 @@ class TableEngine:
         self.players: dict[int, Player] = {}
         self.level: Level | None = None  # the level the next hand is played at
         self.deferred_level: Level | None = None  # a level that waits one more hand (bar_league:Hand Start)
+        self.vacated: dict[
+            str, tuple[int, bool, int]
+        ] = {}  # player -> (seat, dealt, hand) left between hands
         self.forced_button: int | None = None
         self.previous: Positions | None = None
         self.hand_number = 0
@@ -440,7 +443,43 @@ class TableEngine:
         players[seat] = Player(player_id, stack, moved, moved, False, self.hand_number)
         if self.busted_seats:
             self.busted_seats.discard(seat)
+        if self.vacated:
+            return self._reseated(seat, player_id)
         return []
+
+    def _reseated(self, seat: int, player_id: str) -> list[dict]:
+        """A player who left a seat of this table since the last hand sits down again at `seat`: he is no
+        new player (he has been dealt hands), and where the book says so a move that skips a blind he was
+        due is flagged for the director (bluff_street:31 "A Participant who intentionally dodges his or her
+        blind(s) when moving from an existing seat must forfeit both blinds and incur a penalty"): the
+        table sees the move, the director judges the intent."""
+        from controller.rules.seating import clockwise
+
+        prior = self.vacated.pop(player_id, None)
+        if prior is None or prior[2] != self.hand_number:
+            return []
+        old, dealt, _ = prior
+        self.players[seat].dealt = self.players[seat].dealt or dealt
+        last = self.previous
+        if last is None or self.profile.value("seating", "blind_dodge") != "flag":
+            return []
+        live = {s for s, p in self.players.items() if not p.busted}
+
+        def next_big_blind(among: set[int]) -> int | None:
+            return next((s for s in clockwise(last.bb, self.seats) if s in among and s != last.bb), None)
+
+        due = old == last.bb or next_big_blind((live - {seat}) | {old}) == old
+        if not due or next_big_blind(live) == seat:
+            return []
+        line = {
+            "type": "blind_dodge",
+            "seat": seat,
+            "from": old,
+            "player": player_id,
+            "rule": self.profile.rule("seating", "blind_dodge"),
+        }
+        self.alerts.append(line)
+        return [line]
 
     def _on_leave(self, ev: dict, n: int) -> list[dict]:
         seat, reason = ev["seat"], ev["reason"]
@@ -455,6 +494,8 @@ class TableEngine:
                 f"seat {seat} is in hand {h.number}: a player leaves between hands (after hand_end)"
             )
         player = self.players.pop(seat)
+        if reason in ("left", "moved"):  # he may sit down again at this table (`_reseated`)
+            self.vacated[player.id] = (seat, player.dealt, self.hand_number)
         out: list[dict] = []
         if reason == "eliminated":
             out.append(

@@ -45,6 +45,8 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
         return " ".join(parts) + rule
     if kind == "misdeal":
         return f"MISDEAL: {REASONS.get(line['reason'], line['reason'])}. Collect, reshuffle, re-deal.{rule}"
+    if kind == "blind_dodge":
+        return f"Seat {line['seat']} ({line['player']}) moved from seat {line['from']} and skips a blind he was due: if intentional, he forfeits both blinds and is penalised (the director's call).{rule}"
     if kind == "fouled_deck":
         return f"FOULED DECK: {line['card']} turned up twice. All action is void, every chip goes back; re-deal with a clean deck.{rule}"
     if kind == "replace_exposed":

@@ -20,6 +20,12 @@ SCHEMA = {
         "heads_up_button_posts_sb": Spec(bool),
         "heads_up_no_double_bb": Spec(bool),
         "self_dealt": Spec(bool, doc="players deal in turn; the panel shows the dealer seat"),
+        "blind_dodge": Spec(
+            str,
+            ("flag", "not_seen"),
+            doc="a player who changes seat at this table and so skips a blind he was due: a `blind_dodge` "
+            "line for the director, or nothing (the book's dodge happens at a broken table)",
+        ),
     },
     "deal": {
         "exposed_misdeal_cards": Spec(

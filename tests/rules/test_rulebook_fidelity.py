@@ -1142,3 +1142,54 @@ def test_the_director_can_give_a_penalty_in_rounds():
         "penalty", b'{"seat": 2, "reason": "abuse", "rounds": 2}', seats=6, allowed=COMMAND_NAMES
     )
     assert command.line == {"type": "penalty", "seat": 2, "reason": "abuse", "rounds": 2}
+
+
+# ---------------------------------------------------------------- dodging blinds
+
+BLUFF_31 = (
+    "A Participant who intentionally dodges his or her blind(s) when moving from an existing seat must "
+    "forfeit both blinds and incur a penalty"
+)
+
+
+def _after_one_hand(profile: str) -> Table:
+    t, h = start(profile, players=(1, 2, 3, 4, 5))
+    assert (h["sb"], h["bb"]) == (2, 3)  # next hand: button 2, small blind 3, big blind 4
+    t.feed(HAND_END)
+    return t
+
+
+def test_bluff_street_flags_a_seat_change_that_skips_the_big_blind_he_was_due():
+    quoted("bluff_street", BLUFF_31)
+    t = _after_one_hand("bluff_street")
+    out = t.feed({"type": "leave", "seat": 4, "reason": "left"}, seat(7, "P4"))
+    assert out == [{"type": "blind_dodge", "seat": 7, "from": 4, "player": "P4", "rule": "bluff_street:31"}]
+    assert t.engine.players[7].dealt is True  # a player of this table, not a new one
+    assert "forfeits both blinds" in describe(out[0])
+    h = t.hand()
+    assert h["bb"] == 5 and 7 in h["dealt_in"]  # the table plays on; the director rules on intent
+
+
+def test_a_seat_change_that_skips_no_blind_is_not_flagged():
+    t = _after_one_hand("bluff_street")
+    assert t.feed({"type": "leave", "seat": 1, "reason": "left"}, seat(7, "P1")) == []
+
+
+@pytest.mark.parametrize(
+    ("profile", "text"),
+    [
+        (
+            "cool_mule",
+            "Any player who intentionally dodges any blind when moving from a broken table will incur a penalty.",
+        ),
+        (
+            "dragons_den",
+            "A player who intentionally dodges any blind when moving from a broken table will incur a penalty.",
+        ),
+    ],
+)
+def test_where_the_dodge_is_at_a_broken_table_the_table_flags_nothing_but_knows_the_player(profile, text):
+    quoted(profile, text)
+    t = _after_one_hand(profile)
+    assert t.feed({"type": "leave", "seat": 4, "reason": "left"}, seat(7, "P4")) == []
+    assert t.engine.players[7].dealt is True
