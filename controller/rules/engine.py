@@ -163,9 +163,8 @@ class TableEngine:
         self.players: dict[int, Player] = {}
         self.level: Level | None = None  # the level the next hand is played at
         self.deferred_level: Level | None = None  # a level that waits one more hand (bar_league:Hand Start)
-        self.vacated: dict[
-            str, tuple[int, bool, int]
-        ] = {}  # player -> (seat, dealt, hand) left between hands
+        # A player who left a seat between hands (he may sit down again): player -> (seat, dealt, hand, stack).
+        self.vacated: dict[str, tuple[int, bool, int, int | None]] = {}
         self.forced_button: int | None = None
         self.previous: Positions | None = None
         self.hand_number = 0
@@ -458,8 +457,15 @@ class TableEngine:
         prior = self.vacated.pop(player_id, None)
         if prior is None or prior[2] != self.hand_number:
             return []
-        old, dealt, _ = prior
-        self.players[seat].dealt = self.players[seat].dealt or dealt
+        old, dealt, _, stack = prior
+        player = self.players[seat]
+        player.dealt = player.dealt or dealt
+        if (
+            player.stack is None
+            and self.profile.value("registration", "wrong_seat") == "move_to_correct_seat"
+        ):
+            # bluff_street:10: moved to the correct seat, "will take their current total chip stack with them".
+            player.stack = stack
         last = self.previous
         if last is None or self.profile.value("seating", "blind_dodge") != "flag":
             return []
@@ -495,7 +501,7 @@ class TableEngine:
             )
         player = self.players.pop(seat)
         if reason in ("left", "moved"):  # he may sit down again at this table (`_reseated`)
-            self.vacated[player.id] = (seat, player.dealt, self.hand_number)
+            self.vacated[player.id] = (seat, player.dealt, self.hand_number, player.stack)
         out: list[dict] = []
         if reason == "eliminated":
             out.append(

@@ -1193,3 +1193,24 @@ def test_where_the_dodge_is_at_a_broken_table_the_table_flags_nothing_but_knows_
     t = _after_one_hand(profile)
     assert t.feed({"type": "leave", "seat": 4, "reason": "left"}, seat(7, "P4")) == []
     assert t.engine.players[7].dealt is True
+
+
+# ---------------------------------------------------------------- a player found in the wrong seat
+
+
+def test_a_player_moved_to_his_correct_seat_takes_his_current_stack_with_him():
+    quoted(
+        "bluff_street",
+        "A Participant who started the Tournament in the wrong seat with the correct chip stack amount will "
+        "be moved to the correct seat and will take their current total chip stack with them.",
+    )
+    t, h = start("bluff_street", players=(1, 2, 3, 4, 5), stack=10000)
+    t.deal_all(h)
+    t.feed(act(4, "raise", 300), act(5, "fold"), act(1, "fold"), act(2, "fold"), act(3, "fold"), HAND_END)
+    assert t.engine.players[4].stack == 10150
+    # The director moves him: leave the wrong seat, sit at the drawn one (no stack given).
+    t.feed({"type": "leave", "seat": 4, "reason": "moved"}, seat(8, "P4"))
+    assert 4 not in t.engine.players and t.engine.players[8].stack == 10150
+    assert t.engine.players[8].dealt is True
+    h2 = t.hand()
+    assert 8 in h2["dealt_in"]
