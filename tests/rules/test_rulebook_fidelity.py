@@ -1214,3 +1214,15 @@ def test_a_player_moved_to_his_correct_seat_takes_his_current_stack_with_him():
     assert t.engine.players[8].dealt is True
     h2 = t.hand()
     assert 8 in h2["dealt_in"]
+
+
+def test_the_directors_view_shows_a_fouled_deck_and_a_blind_dodge_as_alerts():
+    from controller.service.snapshot import TableView
+
+    view = TableView(9)
+    view.apply_output({"type": "fouled_deck", "card": "7d", "rule": "bluff_street:33.d.2"})
+    view.apply_output(
+        {"type": "blind_dodge", "seat": 7, "from": 4, "player": "P4", "rule": "bluff_street:31"}
+    )
+    assert view.phase == "misdeal"
+    assert [a["type"] for a in view.alerts] == ["fouled_deck", "blind_dodge"]
