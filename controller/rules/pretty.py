@@ -90,6 +90,8 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
         return f"Pot {line['pot']} ({line['amount']}) not awarded: {line.get('reason', '')} (seats {_seats(line.get('eligible', []))}).{rule}"
     if kind == "penalty":
         length = f"{line['hands']} hands" if line.get("hands") else f"{line.get('minutes', '?')} minutes"
+        if line.get("rounds"):
+            length += f" ({line['rounds']} rounds of the players at the table)"
         return f"Penalty for seat {line['seat']}: {length} away from the table, still dealt in ({line.get('reason', '')}).{rule}"
     if kind == "clock":
         countdown = f", the last {line['countdown']} counted aloud" if line.get("countdown") else ""

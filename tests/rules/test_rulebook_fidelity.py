@@ -1114,6 +1114,9 @@ def test_dragons_den_a_round_penalty_is_one_hand_per_player_at_the_table():
     t.feed({"type": "button", "seat": 1})
     (line,) = t.feed({"type": "penalty", "seat": 3, "reason": "soft play", "rounds": 2})
     assert (line["hands"], line["rounds"], line["rule"]) == (8, 2, "dragons_den:40")
+    assert describe(line).startswith(
+        "Penalty for seat 3: 8 hands (2 rounds of the players at the table) away"
+    )
     dead_in = []
     for _ in range(9):
         h = t.hand()
