@@ -124,6 +124,7 @@ def _error(number: int, message: str) -> dict:
 
 
 def _show_profile(args: argparse.Namespace) -> int:
+    from controller.rules.borrowed import lender, venue_title
     from controller.rules.errors import ProfileError
     from controller.rules.profile import load_profile
 
@@ -137,5 +138,7 @@ def _show_profile(args: argparse.Namespace) -> int:
         print(f"[{section}]")
         for key, setting in settings.items():
             note = f"  # {setting.note}" if setting.note else ""
-            print(f"  {key} = {setting.value!r}  ({setting.rule}){note}")
+            lent = lender(setting.rule, profile.name)
+            rule = f"{setting.rule}, borrowed from {venue_title(lent)}" if lent else setting.rule
+            print(f"  {key} = {setting.value!r}  ({rule}){note}")
     return 0

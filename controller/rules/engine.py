@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.rules import protocol
+from controller.rules.borrowed import mark_borrowed
+from controller.rules.cards import ALL_CARDS
 from controller.rules.errors import Rejected
 from controller.rules.profile import Profile, load_profile
 from controller.rules.seating import Player, PositionError, Positions, compute_positions
@@ -172,6 +174,9 @@ class TableEngine:
         self._usual = type(self)._usual_table
         self.players: dict[int, Player] = {}
         self.level: Level | None = None  # the level the next hand is played at
+        self.deferred_level: Level | None = None  # a level that waits one more hand (bar_league:Hand Start)
+        # A player who left a seat between hands (he may sit down again): player -> (seat, dealt, hand, stack).
+        self.vacated: dict[str, tuple[int, bool, int, int | None]] = {}
         self.forced_button: int | None = None
         self.previous: Positions | None = None
         self.hand_number = 0
@@ -198,6 +203,34 @@ class TableEngine:
     # ----------------------------------------------------------------- public API
 
     def feed(self, line: dict | str, line_no: int | None = None) -> list[dict]:
+        """One input line (JSON text or a decoded dict) in, the output lines it causes out; a ruling on a
+        rule the venue's own book does not hold says whose book it borrows (`borrowed_from`)."""
+        out = self._feed_line(line, line_no)
+        if self.deal_rules["absent_at_turn"] == "dead":
+            absent = self._absent_at_turn()
+            if absent:
+                out = [*out, *absent]
+        if out:
+            mark_borrowed(out, self.profile.name)
+        return out
+
+    def _absent_at_turn(self) -> list[dict]:
+        """A player away from his seat when the action reaches him: his hand is dead (corner_pocket:General
+        Rules.I "If a player is absent from his seat when it is his turn to act, for any reason, his hand
+        will be immediately folded"; cool_mule:7.r). Back before his turn, he plays it."""
+        h = self.hand
+        if h is None or h.void or h.play is None or not (h.deal.complete or h.deal.action_started):
+            return []
+        out: list[dict] = []
+        for _ in range(self.seats):
+            seat = h.play.to_act
+            player = self.players.get(seat) if seat is not None else None
+            if player is None or not player.away or seat not in h.play.live:
+                break
+            out.extend(self._dead(h, seat, "absent", "absent_at_turn"))
+        return out
+
+    def _feed_line(self, line: dict | str, line_no: int | None = None) -> list[dict]:
         """One input line (JSON text or a decoded dict) in, the output lines it causes out."""
         self.lines_seen += 1
         n = self.lines_seen if line_no is None else line_no
@@ -387,7 +420,30 @@ class TableEngine:
         return []
 
     def _on_level(self, ev: dict, n: int) -> list[dict]:
-        self.level = Level(ev["sb"], ev["bb"], ev.get("ante", 0), bool(ev.get("big_blind_ante", False)))
+        level = Level(ev["sb"], ev["bb"], ev.get("ante", 0), bool(ev.get("big_blind_ante", False)))
+        return self._level_change(level)
+
+    def _level_change(self, level: Level) -> list[dict]:
+        """When a new level takes effect, as each book says: the next hand (cool_mule:6.h, dragons_den:18,
+        bluff_street:24); one more hand at the old level when it concludes between hands (bar_league:Hand
+        Start); at once while no card is dealt yet (corner_pocket:Blinds.C)."""
+        when = self.profile.value("conduct", "level_change")
+        h = self.hand
+        self.deferred_level = None
+        if when == "before_first_card" and self.in_hand and h is not None:
+            d = h.deal
+            if d.off_deck == 0 and not d.action_started and not h.redeal:
+                # "If the cards have been gathered up, shuffled, and cut, but no card has yet been dealt to a
+                # player, then the limit increase is effective immediately": the blinds are posted again.
+                self.level = h.level = level
+                h.play = self._new_play(h)
+                return []
+        if when == "one_more_hand_if_between_hands" and h is not None and not self.in_hand and not h.void:
+            # "If a blind level concludes after the previous pot has been pushed, one more hand will be played
+            # at the previous blind level before the new blind level takes effect."
+            self.deferred_level = level
+            return []
+        self.level = level
         return []
 
     def _on_seat(self, ev: dict, n: int) -> list[dict]:
@@ -404,7 +460,50 @@ class TableEngine:
         players[seat] = Player(player_id, stack, moved, moved, False, self.hand_number)
         if self.busted_seats:
             self.busted_seats.discard(seat)
+        if self.vacated:
+            return self._reseated(seat, player_id)
         return []
+
+    def _reseated(self, seat: int, player_id: str) -> list[dict]:
+        """A player who left a seat of this table since the last hand sits down again at `seat`: he is no
+        new player (he has been dealt hands), and where the book says so a move that skips a blind he was
+        due is flagged for the director (bluff_street:31 "A Participant who intentionally dodges his or her
+        blind(s) when moving from an existing seat must forfeit both blinds and incur a penalty"): the
+        table sees the move, the director judges the intent."""
+        from controller.rules.seating import clockwise
+
+        prior = self.vacated.pop(player_id, None)
+        if prior is None or prior[2] != self.hand_number:
+            return []
+        old, dealt, _, stack = prior
+        player = self.players[seat]
+        player.dealt = player.dealt or dealt
+        if (
+            player.stack is None
+            and self.profile.value("registration", "wrong_seat") == "move_to_correct_seat"
+        ):
+            # bluff_street:10: moved to the correct seat, "will take their current total chip stack with them".
+            player.stack = stack
+        last = self.previous
+        if last is None or self.profile.value("seating", "blind_dodge") != "flag":
+            return []
+        live = {s for s, p in self.players.items() if not p.busted}
+
+        def next_big_blind(among: set[int]) -> int | None:
+            return next((s for s in clockwise(last.bb, self.seats) if s in among and s != last.bb), None)
+
+        due = old == last.bb or next_big_blind((live - {seat}) | {old}) == old
+        if not due or next_big_blind(live) == seat:
+            return []
+        line = {
+            "type": "blind_dodge",
+            "seat": seat,
+            "from": old,
+            "player": player_id,
+            "rule": self.profile.rule("seating", "blind_dodge"),
+        }
+        self.alerts.append(line)
+        return [line]
 
     def _on_leave(self, ev: dict, n: int) -> list[dict]:
         seat, reason = ev["seat"], ev["reason"]
@@ -421,6 +520,8 @@ class TableEngine:
                 f"seat {seat} is in hand {h.number}: a player leaves between hands (after hand_end)"
             )
         player = self.players.pop(seat)
+        if reason in ("left", "moved"):  # he may sit down again at this table (`_reseated`)
+            self.vacated[player.id] = (seat, player.dealt, self.hand_number, player.stack)
         out: list[dict] = []
         if reason == "eliminated":
             out.append(
@@ -456,16 +557,29 @@ class TableEngine:
         hand dead once dealt (cool_mule:11.c, dragons_den:40); it starts with the next hand
         (bluff_street:62). A penalty in minutes lasts until the director sends `back`."""
         player = self._occupied(ev["seat"])
+        if ev.get("rounds"):
+            ev = {**ev, "hands": self._penalty_round_hands(ev["rounds"])}
         if ev.get("hands"):
             player.penalty_hands = ev["hands"]
         else:
             player.away = True
         line = {"type": "penalty", "seat": ev["seat"], "player": player.id, "reason": ev.get("reason", "")}
-        for key in ("hands", "minutes"):
+        for key in ("hands", "rounds", "minutes"):
             if ev.get(key):
                 line[key] = ev[key]
         line["rule"] = self.profile.rule("conduct", "time_penalty")
         return [line]
+
+    def _penalty_round_hands(self, rounds: int) -> int:
+        """A penalty in rounds as hands: "one hand for every player, including the offender, who is at the
+        table when the penalty is given multiplied by the number of rounds" (dragons_den:40; bluff_street:58.b
+        rounds of hands). Refused where the book gives no penalty in rounds."""
+        if self.profile.value("conduct", "penalty_round") != "players_at_table":
+            raise Rejected(
+                f"field 'rounds': {self.profile.name}'s rulebook gives no penalty in rounds "
+                f"({self.profile.rule('conduct', 'penalty_round')}); give 'hands' or 'minutes'"
+            )
+        return rounds * len(self.players)
 
     def _occupied(self, seat: int) -> Player:
         if seat not in self.players:
@@ -499,6 +613,8 @@ class TableEngine:
             if player.penalty_hands > 0:
                 player.away = True  # serving a penalty: dealt in, hand dead (dragons_den:40)
         level = self.level or Level()
+        if self.deferred_level is not None:  # this hand is the one more at the old level (bar_league)
+            self.level, self.deferred_level = self.deferred_level, None
         hand = Hand(
             self.hand_number, positions, level, {s: self.players[s].stack for s in positions.dealt_in}
         )
@@ -639,6 +755,9 @@ class TableEngine:
                 "a hole card seen after betting began on a deal the camera did not see: not ruled on"
             )
         if d.action_started:
+            late = self._button_final_card(h, seat, held, card)
+            if late is not None:
+                return late
             # A card after betting began: the hand had a wrong card count when the action started.
             if before_sa:
                 if held == 0 and self.deal_rules["eligible_dealt_out_misdeal"]:
@@ -651,6 +770,9 @@ class TableEngine:
         if d.complete:
             # A surplus card after every hand was complete (cool_mule:5.i).
             if seat == p.first_card and d.extra == 0:
+                if self.deal_rules["extra_card_to_first_player"] == "misdeal":
+                    # "any player has the incorrect quantity of hole cards" (bar_league:Misdeals(f)).
+                    return self._misdeal(h, "wrong_card_count", "extra_card_to_first_player")
                 d.extra += 1
                 return [
                     {
@@ -696,6 +818,28 @@ class TableEngine:
         d.received.setdefault(seat, []).append(position)
         out.extend(self._check_deal_complete(h))
         return out
+
+    def _button_final_card(self, h: Hand, seat: int, held: int, card: str | None) -> list[dict] | None:
+        """bluff_street:53 "In button games, the button may receive his or her final card, even if
+        substantial action has occurred, unless he or she acts on the hand prior to receiving the final
+        card. In the event that he or she acts before receiving the final card, the hand is dead." None
+        when the card is not the button's late final card (or the profile has no such rule)."""
+        if (
+            not self.deal_rules["button_final_card_late"]
+            or seat != h.positions.button
+            or seat not in h.positions.dealt_in
+            or held != 1
+            or card is not None
+        ):
+            return None
+        if any(done[0] == seat for done in h.play.acted):
+            return self._dead(h, seat, "wrong_card_count", "button_final_card_late")
+        d = h.deal
+        d.cards[seat] = 2
+        d.full += 1
+        d.off_deck += 1
+        d.received.setdefault(seat, []).append(d.off_deck)
+        return self._check_deal_complete(h)
 
     def _exposed_in_deal(self, h: Hand, seat: int, card: str, position: int) -> list[dict]:
         """A card flashed by the dealer during the deal (cool_mule:5.g/h/j, bar_league:Misdeals)."""
@@ -967,9 +1111,29 @@ class TableEngine:
         h = self.hand
         if h is None or h.void or h.play is None:
             h = self._current("board")  # refuses the line
+        fouled = self._fouled_deck(h, ev.get("cards"))
+        if fouled:
+            return fouled
         if self.observed:
             return self._observed_board(h, ev, n)
         return h.play.board(ev, n)
+
+    def _fouled_deck(self, h: Hand, cards: Any) -> list[dict]:
+        """A card already out in this hand turns up again: the deck is fouled (bluff_street:33.d.2 "If two
+        cards of the same rank and suit are found, all action is void, and all chips in the pot are returned
+        to the participants who wagered them"). The hand is void like a misdealt one (stacks are written
+        only at its end, so every chip goes back) and is dealt again with a clean deck."""
+        if self.deal_rules["fouled_deck"] != "void_return_chips" or type(cards) is not list:
+            return []
+        twice = [c for c in cards if type(c) is str and c in ALL_CARDS and not h.play.fresh_cards([c])]
+        if not twice:
+            return []
+        h.void = True
+        h.misdeal_reason = "fouled_deck"
+        h.play = None
+        line = {"type": "fouled_deck", "card": twice[0], "rule": self.profile.rule("deal", "fouled_deck")}
+        self.alerts = [line]
+        return [line]
 
     def _on_burn(self, ev: dict, n: int) -> list[dict]:
         h = self.hand
@@ -981,6 +1145,9 @@ class TableEngine:
         h = self.hand
         if h is None or h.void or h.play is None:
             h = self._current("show")  # refuses the line
+        fouled = self._fouled_deck(h, ev.get("cards"))
+        if fouled:
+            return fouled
         return h.play.show(ev, n)
 
     def _on_muck(self, ev: dict, n: int) -> list[dict]:
@@ -993,7 +1160,18 @@ class TableEngine:
         h = self._current("clock")
         if ev["seat"] not in h.play.live:
             raise Rejected(f"seat {ev['seat']} holds no live hand to put on the clock")
-        return [{"type": "clock", "seat": ev["seat"], "seconds": ev.get("seconds", 60)}]
+        return [self._clock_line(ev["seat"], ev.get("seconds"))]
+
+    def _clock_line(self, seat: int, seconds: int | None) -> dict:
+        """A clock on `seat`: the venue's length unless the director gave one, and its countdown
+        (bar_league:Calling a Clock 40 s, cool_mule:12.i 60 s, bluff_street:25 30 s, ...)."""
+        conduct = self.profile.settings["conduct"]
+        length = conduct["clock_seconds"]
+        countdown = conduct["clock_countdown_seconds"].value
+        line = {"type": "clock", "seat": seat, "seconds": seconds or length.value}
+        line["countdown"] = min(countdown, line["seconds"])
+        line["rule"] = length.rule
+        return line
 
     def _on_time_expired(self, ev: dict, n: int) -> list[dict]:
         h = self._current("time_expired")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.rules.borrowed import venue_title
+
 REASONS = {
     "first_cards_exposed": "one of the first cards off the deck was exposed",
     "multiple_exposed": "more than one card was exposed in the deal",
@@ -25,6 +27,9 @@ def _seats(seats: list[int]) -> str:
 def describe(line: dict[str, Any], engine: Any = None) -> str:
     kind = line.get("type")
     rule = f"  [{line['rule']}]" if line.get("rule") else ""
+    if line.get("rule") and line.get("borrowed_from"):
+        # A borrowed rule reads as one: the venue's own book is silent (controller/rules/borrowed.py).
+        rule = f"  [{line['rule']}, borrowed from {venue_title(line['borrowed_from'])}'s rulebook]"
     if kind == "hand":
         parts = [f"Hand {line['number']}{' (re-deal)' if line.get('redeal') else ''}:"]
         parts.append(f"button seat {line['button']}{' (DEAD BUTTON)' if line['dead_button'] else ''},")
@@ -40,6 +45,10 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
         return " ".join(parts) + rule
     if kind == "misdeal":
         return f"MISDEAL: {REASONS.get(line['reason'], line['reason'])}. Collect, reshuffle, re-deal.{rule}"
+    if kind == "blind_dodge":
+        return f"Seat {line['seat']} ({line['player']}) moved from seat {line['from']} and skips a blind he was due: if intentional, he forfeits both blinds and is penalised (the director's call).{rule}"
+    if kind == "fouled_deck":
+        return f"FOULED DECK: {line['card']} turned up twice. All action is void, every chip goes back; re-deal with a clean deck.{rule}"
     if kind == "replace_exposed":
         return f"Card {line['card']} exposed to seat {line['seat']}: deal on; seat {line['seat']} gets the next card after the deal, {line['card']} becomes the flop burn.{rule}"
     if kind == "extra_card":
@@ -62,7 +71,7 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
         return f"Seat {line['seat']} acted out of turn; seat {line['expected']} was to act.{rule}"
     if kind == "pots":
         pots = "; ".join(f"{p['amount']} for seats {_seats(p['eligible'])}" for p in line["pots"])
-        return f"Pots: {pots}"
+        return f"Pots: {pots}{rule}"
     if kind == "show_order":
         return f"Showdown: seat {line['first']} shows first.{rule}"
     if kind == "award":
@@ -81,9 +90,12 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
         return f"Pot {line['pot']} ({line['amount']}) not awarded: {line.get('reason', '')} (seats {_seats(line.get('eligible', []))}).{rule}"
     if kind == "penalty":
         length = f"{line['hands']} hands" if line.get("hands") else f"{line.get('minutes', '?')} minutes"
+        if line.get("rounds"):
+            length += f" ({line['rounds']} rounds of the players at the table)"
         return f"Penalty for seat {line['seat']}: {length} away from the table, still dealt in ({line.get('reason', '')}).{rule}"
     if kind == "clock":
-        return f"Clock on seat {line['seat']}: {line.get('seconds', 60)} seconds to act."
+        countdown = f", the last {line['countdown']} counted aloud" if line.get("countdown") else ""
+        return f"Clock on seat {line['seat']}: {line.get('seconds', 60)} seconds to act{countdown}.{rule}"
     if kind == "error":
         return f"(line {line['line']} refused: {line['message']})"
     return " ".join(f"{k}={v}" for k, v in line.items())

@@ -270,8 +270,9 @@ def _v_penalty(ev: dict, seats: int) -> None:
         raise Rejected("field 'reason' must be text")
     hands = _int(ev, "hands", minimum=1, required=False)
     minutes = _int(ev, "minutes", minimum=1, required=False)
-    if hands is None and minutes is None:
-        raise Rejected("a penalty needs 'hands' or 'minutes'")
+    rounds = _int(ev, "rounds", minimum=1, required=False)  # dragons_den:40, bluff_street:58.b
+    if hands is None and minutes is None and rounds is None:
+        raise Rejected("a penalty needs 'hands', 'rounds' or 'minutes'")
 
 
 _VALIDATORS = {

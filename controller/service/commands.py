@@ -67,7 +67,8 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "away": (("seat",), ()),
     "back": (("seat",), ()),
     "clock": (("seat",), ("seconds",)),
-    "penalty": (("seat", "reason"), ("hands", "minutes")),
+    "time_expired": (("seat",), ()),  # the clock ran out: the hand is dead (bluff_street:25, cool_mule:12.i)
+    "penalty": (("seat", "reason"), ("hands", "minutes", "rounds")),
     "status": ((), ()),
 }
 CHIPS = 10**9
@@ -106,8 +107,10 @@ def _line(name: str, body: dict[str, Any], seats: int) -> dict[str, Any] | None:
         line["seconds"] = _int(body["seconds"], "seconds", 1, 600)
     elif name == "penalty":
         line["reason"] = _text(body["reason"], "reason", 200)
-        if "hands" not in body and "minutes" not in body:
-            raise CommandError("invalid", "penalty: give hands or minutes")
+        if "hands" not in body and "minutes" not in body and "rounds" not in body:
+            raise CommandError("invalid", "penalty: give hands, rounds or minutes")
+        if "rounds" in body:
+            line["rounds"] = _int(body["rounds"], "rounds", 1, 4)  # dragons_den:40, bluff_street:58.a
         if "hands" in body:
             line["hands"] = _int(body["hands"], "hands", 1, 100)
         if "minutes" in body:

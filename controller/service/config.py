@@ -36,6 +36,7 @@ COMMAND_NAMES = (
     "away",
     "back",
     "clock",
+    "time_expired",
     "penalty",
     "status",
 )

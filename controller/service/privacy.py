@@ -41,8 +41,8 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
         "show": ("seat", "cards"),
         "muck": ("seat",),
         "hand_end": (),
-        "clock": ("seat", "seconds", "action"),
-        "penalty": ("seat", "player", "hands", "minutes", "reason"),
+        "clock": ("seat", "seconds", "action", "countdown"),
+        "penalty": ("seat", "player", "hands", "minutes", "reason", "rounds"),
         # outputs
         "hand": (
             "number",
@@ -60,6 +60,7 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
             "level",
         ),
         "misdeal": ("reason",),
+        "fouled_deck": ("card",),  # a board or tabled card seen twice: public already
         "replace_exposed": ("seat", "card"),
         "extra_card": ("seat",),
         "boxed_card": ("card", "procedure"),
@@ -90,6 +91,8 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
 }
 # Always kept: the line's kind, the protocol's citation, and the service's envelope.
 ALWAYS = frozenset({"type", "rule", "seq", "t", "source"})
+# A ruling on another venue's rule says whose (controller/rules/borrowed.py): public like the citation.
+ALWAYS = ALWAYS | {"borrowed_from"}
 # Never kept on a line of a type this module does not know.
 PRIVATE_KEYS = frozenset(
     {"card", "cards", "hole", "hole_cards", "mucked", "uid", "ndef", "email", "phone", "address", "birth"}

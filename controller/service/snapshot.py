@@ -21,6 +21,8 @@ ALERT_TYPES = frozenset(
         "out_of_turn",
         "board_redeal",
         "action_ruled",
+        "fouled_deck",  # the hand is void (bluff_street:33.d.2)
+        "blind_dodge",  # for the director to rule on (bluff_street:31)
     }
 )
 STREETS = {0: "preflop", 3: "flop", 4: "turn", 5: "river"}
@@ -81,7 +83,7 @@ class TableView:
         if kind == "hand":
             self.hand = {k: line.get(k) for k in ("number", "button", "sb", "bb", "dealer", "dead_button")}
             self.hand["blinds"] = dict(self.level)
-        elif kind == "misdeal":
+        elif kind in ("misdeal", "fouled_deck"):  # both void the hand until it is dealt again
             self.phase = "misdeal"
         elif kind == "substantial_action":
             self.substantial_action = True

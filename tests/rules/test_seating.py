@@ -128,10 +128,12 @@ def test_moved_player_between_small_blind_and_button_sits_out_until_the_button_p
     assert 3 in h3["dealt_in"] and h3["sitting_out"] == []
 
 
-def test_new_player_between_blinds_bar_league_deals_in_cool_mule_sits_out():
+def test_new_player_between_blinds_bar_league_and_cool_mule_deal_in_bluff_street_sits_out():
     """bar_league:New Player Placement: "In all other positions, new players will be dealt in upon arrival";
-    cool_mule:12.k keeps arriving players out of the seats between the small blind and the button."""
-    for profile, dealt in (("bar_league", True), ("cool_mule", False)):
+    cool_mule:6.e "New players to a table are dealt in immediately" (12.k is for moved players only);
+    bluff_street:30 counts "the seating of a new Participant into a position between the small blind and
+    the button" among what keeps the button from advancing: that player waits."""
+    for profile, dealt in (("bar_league", True), ("cool_mule", True), ("bluff_street", False)):
         t = Table(profile, players=[1, 2, 5, 7])
         t.feed({"type": "button", "seat": 1})
         t.hand()
