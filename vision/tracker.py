@@ -39,7 +39,7 @@ from vision.layout import Layout
 MIN_CONFIDENCE = 0.5
 
 
-@dataclass
+@dataclass(eq=False)  # a track is itself: compared by identity
 class _Track:
     id: int
     center: np.ndarray
@@ -137,6 +137,7 @@ class Tracker:
     # -- per hand ------------------------------------------------------------------------------
     def _new_hand(self) -> None:
         self._hole: dict[int, list[_Track]] = {}  # seat -> its dealt cards
+        self._lost: list[_Track] = []  # this hand's confirmed cards lost from view
         self._folded: set[int] = set()
         self._turn_ups: dict[int, _TurnUp] = {}
         self._showed: set[int] = set()
@@ -208,11 +209,13 @@ class Tracker:
                 tr.up_streak = 0
                 tr.up_frames = 0
         # unconfirmed tracks vanish at the first miss (a flicker); confirmed ones after a while
-        self._tracks = [
-            tr
-            for tr in self._tracks
-            if (tr.confirmed and tr.missing <= self.forget_after) or (not tr.confirmed and tr.missing == 0)
-        ]
+        kept = []
+        for tr in self._tracks:
+            if (tr.confirmed and tr.missing <= self.forget_after) or (not tr.confirmed and tr.missing == 0):
+                kept.append(tr)
+            elif tr.confirmed and not tr.silent and tr.zone is not None:
+                self._lost.append(tr)  # hidden a while (a hand over it, a misdetection): it may come back
+        self._tracks = kept
         for i, c in enumerate(cards):
             if i in used_cards:
                 continue
@@ -265,6 +268,8 @@ class Tracker:
         fresh.sort(key=lambda tr: (tr.first_seen, tr.id))
         for tr in fresh:
             tr.initial_face = tr.face
+            if self._came_back(tr):
+                continue
             if tr.zone is None:
                 if tr.face == "down":
                     self._muck_arrivals.append(t)  # tossed toward the middle
@@ -299,6 +304,26 @@ class Tracker:
             elif kind == "muck":
                 self._muck_arrivals.append(t)
         return events
+
+    def _came_back(self, tr: _Track) -> bool:
+        """A card found again where one of this hand's cards was lost, in the same zone, is that
+        card (uncovered, or seen again after a misdetection): no new deal, board card or burn."""
+        reach = 1.5 * self._match_distance()
+        for old in self._lost:
+            if old.zone != tr.zone or float(np.linalg.norm(old.center - tr.center)) > reach:
+                continue
+            if old.hole_seat is not None and old.hole_seat in self._folded:
+                continue
+            self._lost.remove(old)
+            tr.hole_seat, tr.initial_face, tr.left_seat = old.hole_seat, old.initial_face, False
+            tr.exposed = old.exposed
+            if old.hole_seat is not None:
+                cards = self._hole.get(old.hole_seat, [])
+                cards[cards.index(old)] = tr
+            if tr.hole_seat is not None and tr.face == "up" and not tr.exposed:
+                self._follow_hole_card(tr)  # it was turned up while hidden
+            return True
+        return False
 
     def _deal_is_over(self, t: float) -> bool:
         if self._deal_over:
