@@ -291,6 +291,7 @@ def self_dealt_hand_script(
     flop_bets: tuple[int, ...] = (),
     burns: bool = True,
     frames: int = 5,
+    exposed_seat: int | None = None,
 ) -> list[Step]:
     """A self-dealt hand as the camera sees it, with the lines it should give.
 
@@ -298,18 +299,20 @@ def self_dealt_hand_script(
     their betting areas and `folds` toss their cards onto the muck (in that order, one after the
     other), the bets are gathered, a burn card on the burn spot (with `burns`), the flop, the
     `flop_bets` and `flop_folds`, the turn and the river (each after a burn), and every seat still
-    holding cards turns them up at the showdown.
+    holding cards turns them up at the showdown. `exposed_seat`'s first card is dealt face up.
     """
     steps: list[Step] = [
         Step(lambda cam: cam.move_button(button), [{"type": "button_seen", "seat": button}], frames)
     ]
     order = [(button + k - 1) % seats + 1 for k in range(1, seats + 1)]
     codes = list(rng.permutation(ALL_CODES))
-    for _round in range(2):
+    for rnd in range(2):
         for s in order:
             code = str(codes.pop())
+            up = rnd == 0 and s == exposed_seat
+            line = {"type": "deal", "seat": s, **({"card": code} if up else {})}
             steps.append(
-                Step(lambda cam, s=s, code=code: cam.deal_to(s, code), [{"type": "deal", "seat": s}], frames)
+                Step(lambda cam, s=s, code=code, up=up: cam.deal_to(s, code, face_up=up), [line], frames)
             )
     live = list(order)
 

@@ -14,7 +14,8 @@ identity is read once (the detector's tracking memo) and its events are emitted 
 - hole cards turned up after the river, or by two seats at once before it (an all-in), are a
   showdown: {"type":"show","seat":s,"cards":[...]};
 - new board cards: one {"type":"board","cards":[...]} per group that lands together (a flop);
-- a face-down card landing on the layout's burn spot before a board card: {"type":"burn"};
+- a face-down card landing on the layout's burn spot before a board card: {"type":"burn"}, told
+  just before that board card's line (a pile that merely shifts is no burn);
 - a face-up card put on the muck or the burn spot before the board: {"type":"boxed","card":c};
 - a seat's hole cards gone from its zone while a face-down card lands on the muck (or off every
   zone): {"type":"fold_seen","seat":s};
@@ -55,6 +56,7 @@ class _Track:
     up_frames: int = 0  # consecutive frames seen face up, read or not
     exposed: bool = False
     initial_face: str = "down"
+    sure: str | None = None  # the code once read the same in `debounce` frames in a row
     hole_seat: int | None = None  # the seat it was dealt to
     left_seat: bool = False  # followed out of its seat zone
 
@@ -144,8 +146,7 @@ class Tracker:
         self._muck_arrivals: list[float] = []  # when face-down cards landed on the muck, unexplained
         self._gone_since: dict[int, float] = {}
         self._board_cards = 0
-        self._streets = 0
-        self._burns = 0
+        self._burn_pending = False
         self._last_deal_t: float | None = None
         self._deal_over = False
 
@@ -224,8 +225,7 @@ class Tracker:
             self._observe_face(tr, c, first=True)
             self._tracks.append(tr)
 
-    @staticmethod
-    def _observe_face(tr: _Track, c: dict, first: bool = False) -> None:
+    def _observe_face(self, tr: _Track, c: dict, first: bool = False) -> None:
         code = c.get("code")
         if c["face"] == "up":
             tr.up_frames = 1 if first or tr.face != "up" else tr.up_frames + 1
@@ -234,6 +234,8 @@ class Tracker:
         if c["face"] == "up" and code:
             tr.up_streak = 1 if first or tr.code != code or tr.face != "up" else tr.up_streak + 1
             tr.code = code
+            if tr.up_streak >= self.debounce:
+                tr.sure = code
         else:
             tr.up_streak = 0
         if not tr.confirmed:
@@ -243,8 +245,9 @@ class Tracker:
         elif c["face"] == "up":
             tr.face = "up"
 
-    def _read_surely(self, tr: _Track) -> bool:
-        return bool(tr.code) and tr.up_streak >= self.debounce
+    @staticmethod
+    def _read_surely(tr: _Track) -> bool:
+        return tr.sure is not None
 
     def _up_settled(self, tr: _Track) -> bool:
         """Face up long enough: read surely, or waited long enough that it stays unread."""
@@ -275,7 +278,7 @@ class Tracker:
                     self._muck_arrivals.append(t)  # tossed toward the middle
                 continue
             kind, seat = tr.zone
-            code = tr.code if self._read_surely(tr) else None
+            code = tr.sure
             if kind == "seat":
                 tr.hole_seat = seat
                 self._hole.setdefault(seat, []).append(tr)
@@ -294,10 +297,9 @@ class Tracker:
                 self._board_pending.append(tr)
                 self._board_quiet = 0
             elif kind == "burn" and tr.face == "down":
-                # one burn before each street (bluff_street:33.a.5): a messy pile is not more burns
-                if self._burns <= self._streets and self._board_cards < 5:
-                    self._burns += 1
-                    events.append({"type": "burn"})
+                # told with the board card it came before: a burn pile that shifts, or is seen as
+                # one more card, with no board card after it is no burn
+                self._burn_pending = True
             elif kind in ("muck", "burn") and tr.face == "up":
                 if code and self._board_cards == 0:
                     events.append({"type": "boxed", "card": code})
@@ -370,12 +372,13 @@ class Tracker:
                 del self._turn_ups[seat]
                 continue
             live = [tr for tr in self._hole.get(seat, []) if tr in self._tracks]
-            all_up = bool(live) and all(tr.exposed for tr in live)
+            all_up = bool(live) and all(tr.face == "up" and self._up_settled(tr) for tr in live)
             waited = t - pending.since >= self.show_wait_s
             others = [s for s in self._turn_ups if s != seat] or self._showed
             showdown = self._board_cards >= 5 or bool(others)
             if showdown and (all_up or waited):
-                cards = [tr.code for tr in pending.cards if self._read_surely(tr)]
+                # every card of the hand now face up, in the order dealt (one dealt face up too)
+                cards = [tr.sure for tr in live if tr.face == "up" and tr.sure]
                 if cards:
                     events.append({"type": "show", "seat": seat, "cards": cards})
                 self._showed.add(seat)
@@ -388,8 +391,8 @@ class Tracker:
 
     def _expose_line(self, seat: int, tr: _Track, by: str) -> dict:
         line = {"type": "expose", "seat": seat, "by": by}
-        if self._read_surely(tr):
-            line["card"] = tr.code
+        if tr.sure:
+            line["card"] = tr.sure
         return line
 
     def _fold_events(self, t: float) -> list[dict]:
@@ -424,12 +427,13 @@ class Tracker:
         group = sorted(self._board_pending, key=lambda tr: tr.center[0])
         self._board_pending = []
         self._board_cards += len(group)
-        self._streets += 1
-        codes = [tr.code for tr in group if self._read_surely(tr)]
+        codes = [tr.sure for tr in group if tr.sure]
         line: dict = {"type": "board", "cards": codes}
         if len(codes) < len(group):
             line["count"] = len(group)  # cards seen, some not read surely
-        return [line]
+        burn = [{"type": "burn"}] if self._burn_pending else []
+        self._burn_pending = False
+        return [*burn, line]
 
     def _chip_events(self, chips: list) -> list[dict]:
         """Chips in each seat's betting area, counted per frame; a count that rises above what the
