@@ -102,7 +102,9 @@ def cmd_detect(args) -> int:
             _err(f"detect: {exc}")
             return 2
     try:
-        detector = Detector(args.deck, layout=layout)
+        # a JSON layout without card_width_px only guesses the card size: the detector measures it
+        known = layout is not None and layout.card_width_known
+        detector = Detector(args.deck, layout=layout if known else None)
     except DeckModelError as exc:
         _err(f"detect: {exc}")
         return 2

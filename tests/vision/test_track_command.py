@@ -184,3 +184,20 @@ def test_missing_layout_and_unopenable_video_exit_2(tmp_path):
     video.write_bytes(b"not a video at all")
     r, lines = _track(str(video), "--layout", str(layout))
     assert r.returncode == 2 and lines == [] and "deal.mp4" in r.stderr and "cannot open" in r.stderr
+
+
+def test_a_video_is_read_frame_by_frame(deal, request, tmp_path):
+    if deal["deck"] != "tango":
+        pytest.skip("one video is enough")
+    video = tmp_path / "deal.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (W, H))
+    assert writer.isOpened(), "OpenCV cannot write MJPG here"
+    for p in deal["paths"]:
+        writer.write(cv2.imread(str(p)))
+    writer.release()
+    r, lines = _track(str(video), "--layout", str(deal["layout"]), *_deck_args(deal, request))
+    assert r.returncode == 0, r.stderr
+    exp = deal["expected"]
+    # JPEG-compressed frames: the same events, seat by seat, in the same order
+    assert [(ln["type"], ln.get("seat")) for ln in lines] == [(ln["type"], ln.get("seat")) for ln in exp]
+    assert max(ln["frame"] for ln in lines) < len(deal["paths"])
