@@ -311,12 +311,16 @@ class Tracker:
         """A card found again where one of this hand's cards was lost, in the same zone, is that
         card (uncovered, or seen again after a misdetection): no new deal, board card or burn."""
         reach = 1.5 * self._match_distance()
-        for old in self._lost:
+        missing = [o for o in self._tracks if o.confirmed and not o.silent and o.missing > 0]
+        for old in [*missing, *self._lost]:
             if old.zone != tr.zone or float(np.linalg.norm(old.center - tr.center)) > reach:
                 continue
             if old.hole_seat is not None and old.hole_seat in self._folded:
                 continue
-            self._lost.remove(old)
+            if old in self._lost:
+                self._lost.remove(old)
+            else:
+                self._tracks.remove(old)  # moved too far in one frame to be followed: this is it
             tr.hole_seat, tr.initial_face, tr.left_seat = old.hole_seat, old.initial_face, False
             tr.exposed = old.exposed
             if old.hole_seat is not None:
@@ -347,6 +351,8 @@ class Tracker:
         """A dealt card followed: turned face up where it lies, or moved out of its seat zone."""
         zone = self.layout.zone_at(tuple(tr.center))
         if zone != ("seat", tr.hole_seat):
+            if not tr.left_seat and tr.face == "down" and (zone is None or zone[0] == "muck"):
+                self._muck_arrivals.append(self._t)  # slid face down toward the middle
             tr.left_seat = True
             return
         if tr.exposed or tr.initial_face != "down" or tr.face != "up" or not self._up_settled(tr):

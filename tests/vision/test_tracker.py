@@ -239,3 +239,18 @@ def test_card_lost_for_a_while_and_found_again_is_no_new_card(layout):
     frames += _hold(8, cards[:1]) + _hold(6, cards)  # three hidden far longer than forget_after
     lines = [ln for _k, ln in _feed(tr, frames)]
     assert [ln["type"] for ln in lines] == ["deal"] * 4
+
+
+def test_cards_followed_sliding_onto_the_muck_are_a_fold(layout):
+    tr = Tracker(layout, debounce_frames=2)
+    frames, cards = _dealt(layout, seats=(3, 4))
+    moving = [c for c in cards if layout.zone_at(tuple(c["center"])) == ("seat", 4)]
+    rest = [c for c in cards if c not in moving]
+    muck = np.asarray(_table_point(layout, 30, -160))
+    for step in range(1, 25):  # a slow slide, a few pixels a frame: the tracker follows each card
+        f = step / 24
+        slid = [_card(*((1 - f) * np.asarray(c["center"]) + f * muck)) for c in moving]
+        frames += _hold(1, rest + slid)
+    frames += _hold(4, rest + slid)
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    assert lines[4:] == [{"type": "fold_seen", "seat": 4}]
