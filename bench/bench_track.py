@@ -109,6 +109,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7000)
     args = ap.parse_args()
     print(f"vision track on rendered {W}x{H} self-dealt deals, {args.seats} seats, one core")
+    print(
+        f"  load average at the start {os.getloadavg()[0]:.1f} (frames/s are only as good as a quiet machine)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         layout = root / "layout.json"
@@ -152,7 +155,7 @@ def main() -> int:
                     f"  {deck:12s} {reader:9s} {frames / seconds:5.1f} frames/s  "
                     f"lines right: {right}/{truth} of the truth ({right / truth:.3f}), "
                     f"{right}/{printed} of those printed ({right / max(printed, 1):.3f}), "
-                    f"worst deal {worst:.3f}"
+                    f"worst deal {worst:.3f}  (load {os.getloadavg()[0]:.1f})"
                 )
     return 0
 

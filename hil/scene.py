@@ -212,9 +212,10 @@ def fold_pose(k: int, rng: np.random.Generator | None = None) -> tuple[tuple[flo
 
 
 def burn_pose(k: int) -> tuple[tuple[float, float], float]:
-    """The k-th burn card of the hand on the burn spot (each a little off the last)."""
+    """The k-th burn card of the hand on the burn spot: sideways, one below the other, so each
+    shows as a card of its own (a pile hides how many it holds)."""
     x0, y0, x1, y1 = BURN_RECT
-    return ((x0 + x1) / 2 + 4.0 * k, (y0 + y1) / 2 - 30.0 + 30.0 * k), 8.0 * k
+    return ((x0 + x1) / 2, (y0 + y1) / 2 + 68.0 * ((k % 3) - 1)), 90.0 + 4.0 * (k // 3)
 
 
 def bet_pose(seats: int, seat: int, k: int, table_size=SIM_TABLE_MM) -> tuple[float, float]:

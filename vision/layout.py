@@ -34,7 +34,7 @@ MUCK_RECT = (-140.0, -215.0, 140.0, -100.0)  # x0, y0, x1, y1 (above the board)
 # its cards and chip stack, over the middle BET_SPAN of the wedge's angle.
 BET_INNER, BET_OUTER, BET_SPAN = 0.40, 0.52, 0.7
 BET_RADIUS = 0.46  # where the simulated players push their bets
-BURN_RECT = (-330.0, -60.0, -235.0, 60.0)  # left of the board, where the burn cards go
+BURN_RECT = (-330.0, -100.0, -235.0, 100.0)  # left of the board, where the burn cards go
 # ArUco marker centres used by `vision calibrate`, as fractions of the half table size.
 MARKER_FRACTION = 0.9
 MARKER_IDS = (0, 1, 2, 3)  # top-left, top-right, bottom-right, bottom-left

@@ -132,7 +132,7 @@ class Tracker:
         events += self._turn_up_events(t)
         events += self._fold_events(t)
         events += self._board_events()
-        events += self._chip_events(det.get("chips") or [])
+        events += self._chip_events(det.get("chips") or [], det["cards"])
         events += self._button_events(det.get("button"))
         return events
 
@@ -450,17 +450,37 @@ class Tracker:
         self._burn_pending = False
         return [*burn, line]
 
-    def _chip_events(self, chips: list) -> list[dict]:
+    def _chip_events(self, chips: list, cards: list[dict]) -> list[dict]:
         """Chips in each seat's betting area, counted per frame; a count that rises above what the
-        area held since it was last empty, and holds for the debounce, is a push forward."""
+        area held since it was last empty, and holds for the debounce, is a push forward.
+
+        Nobody bets onto the muck, the burn spot or the board: a round thing there, or beside a
+        card lying on the muck or burn pile (a corner of a messy pile), is not a chip."""
         if not self.layout.bets:
             return []
+        piles = [
+            np.asarray(c["center"], dtype=np.float64)
+            for c in cards
+            if (self.layout.zone_at(tuple(c["center"])) or ("",))[0] in ("muck", "burn")
+        ]
+        near = (
+            0.8 * self.layout.card_width_px()
+            if self.layout.card_width_known
+            else 2.0 * self._match_distance()
+        )
         counts: dict[int, int] = dict.fromkeys(self.layout.bets, 0)
         for chip in chips:
-            center = chip["center"] if isinstance(chip, dict) else chip.center
-            seat = self.layout.bet_zone_at(tuple(center))
-            if seat is not None:
-                counts[seat] += 1
+            center = tuple(chip["center"] if isinstance(chip, dict) else chip.center)
+            seat = self.layout.bet_zone_at(center)
+            if seat is None or self.layout.zone_at(center) in (
+                ("muck", None),
+                ("burn", None),
+                ("board", None),
+            ):
+                continue
+            if any(float(np.linalg.norm(p - center)) < near for p in piles):
+                continue
+            counts[seat] += 1
         events = []
         for seat in sorted(counts):
             st = self._chips.setdefault(seat, {"raw": 0, "streak": 0, "stable": 0, "high": 0})
