@@ -1,8 +1,11 @@
 """Simulated overhead camera: a scriptable table that renders frames like the real camera would.
 
 The simulated table (issue 8) drives it with `deal_to`, `expose`, `board`, `move_button`,
-`muck`, `clear`; `frames()` yields `(t_seconds, frame_bgr)` at a steady rate. Rendering is
-deterministic: frame k of a camera built with seed s is always the same picture.
+`muck`, `clear`; a self-dealt table also shows `fold` (cards slide face down onto the muck pile),
+`bet` (chips pushed into the seat's betting area), `gather_bets` (bets swept to the pot), `show`
+(hole cards turned up) and `burn` (a card face down on the burn spot). `frames()` yields
+`(t_seconds, frame_bgr)` at a steady rate. Rendering is deterministic: frame k of a camera built
+with seed s is always the same picture.
 """
 
 from __future__ import annotations
@@ -22,10 +25,14 @@ from hil.scene import (
     Chip,
     DealerButton,
     TableScene,
+    bet_pose,
     board_card_pose,
+    burn_pose,
     button_pose,
     chip_pose,
+    fold_pose,
     muck_pose,
+    pot_pose,
     render,
     seat_card_pose,
 )
@@ -53,6 +60,10 @@ class SimulatedCamera:
         self._used: set[str] = set()
         self._hole: dict[int, list[CardPlacement]] = {}
         self._board: list[CardPlacement] = []
+        self._folds = 0  # hands folded onto the muck this deal
+        self._burns = 0
+        self._bets: dict[int, list[Chip]] = {}
+        self._pot: list[Chip] = []
         self._frame_no = 0
         self._cache: tuple[np.ndarray, dict] | None = None
         self.noise_every_frame = noise_every_frame
@@ -110,6 +121,56 @@ class SimulatedCamera:
             card.center, card.angle_deg, card.face_up, card.zone, card.seat = c, a, False, "muck", None
         self._changed()
 
+    def fold(self, seat: int) -> None:
+        """The seat's hole cards slide face down onto the muck pile, a little apart from the last
+        hand folded (a self-dealt table's fold)."""
+        c, a = fold_pose(self._folds, self.rng)
+        self._folds += 1
+        for i, card in enumerate(self._hole.pop(seat, [])):
+            off = (c[0] + 6.0 * i, c[1] + 4.0 * i)
+            card.center, card.angle_deg, card.face_up, card.zone, card.seat = (
+                off,
+                a + 5.0 * i,
+                False,
+                "muck",
+                None,
+            )
+        self._changed()
+
+    def show(self, seat: int) -> list[str]:
+        """The seat turns its hole cards face up where they lie (a showdown); returns their codes."""
+        for card in self._hole.get(seat, []):
+            card.face_up = True
+        self._changed()
+        return [card.code for card in self._hole.get(seat, [])]
+
+    def burn(self, card: str | None = None) -> str:
+        """A card off the top goes face down onto the burn spot."""
+        c, a = burn_pose(self._burns)
+        self._burns += 1
+        placed = CardPlacement(c, a, self._take(card), False, zone="burn")
+        self.scene.cards.append(placed)
+        self._changed()
+        return placed.code
+
+    def bet(self, seat: int, count: int = 1, colour: str = "red") -> None:
+        """The seat pushes `count` chips forward into its betting area."""
+        held = self._bets.setdefault(seat, [])
+        for _ in range(count):
+            chip = Chip(bet_pose(self.scene.seats, seat, len(held), self.scene.table_size), colour)
+            held.append(chip)
+            self.scene.chips.append(chip)
+        self._changed()
+
+    def gather_bets(self) -> None:
+        """The betting round is over: every bet is swept into the pot below the board."""
+        for chips in self._bets.values():
+            for chip in chips:
+                chip.center = pot_pose(len(self._pot))
+                self._pot.append(chip)
+        self._bets.clear()
+        self._changed()
+
     def move_button(self, seat: int, colour=None, label: str = "DEALER") -> None:
         pos = button_pose(self.scene.seats, seat, self.scene.table_size)
         self.scene.button = DealerButton(
@@ -123,11 +184,17 @@ class SimulatedCamera:
         self._changed()
 
     def clear(self) -> None:
-        """Cards collected for the next hand (button and chips stay)."""
+        """Cards collected for the next hand (the button and the chip stacks stay; the pot and any
+        bets go to the winner)."""
         self.scene.cards.clear()
         self._hole.clear()
         self._board.clear()
         self._used.clear()
+        gone = {id(c) for c in self._pot} | {id(c) for chips in self._bets.values() for c in chips}
+        self.scene.chips = [c for c in self.scene.chips if id(c) not in gone]
+        self._pot.clear()
+        self._bets.clear()
+        self._folds = self._burns = 0
         self._changed()
 
     # -- frames ----------------------------------------------------------------------------
@@ -214,6 +281,67 @@ def deal_hand_script(
     return steps
 
 
+def self_dealt_hand_script(
+    seats: int,
+    button: int,
+    rng: np.random.Generator,
+    folds: tuple[int, ...] = (),
+    bets: tuple[int, ...] = (),
+    flop_folds: tuple[int, ...] = (),
+    flop_bets: tuple[int, ...] = (),
+    burns: bool = True,
+    frames: int = 5,
+    exposed_seat: int | None = None,
+) -> list[Step]:
+    """A self-dealt hand as the camera sees it, with the lines it should give.
+
+    The button, two rounds face down from the button's left, then pre-flop `bets` push chips into
+    their betting areas and `folds` toss their cards onto the muck (in that order, one after the
+    other), the bets are gathered, a burn card on the burn spot (with `burns`), the flop, the
+    `flop_bets` and `flop_folds`, the turn and the river (each after a burn), and every seat still
+    holding cards turns them up at the showdown. `exposed_seat`'s first card is dealt face up.
+    """
+    steps: list[Step] = [
+        Step(lambda cam: cam.move_button(button), [{"type": "button_seen", "seat": button}], frames)
+    ]
+    order = [(button + k - 1) % seats + 1 for k in range(1, seats + 1)]
+    codes = list(rng.permutation(ALL_CODES))
+    for rnd in range(2):
+        for s in order:
+            code = str(codes.pop())
+            up = rnd == 0 and s == exposed_seat
+            line = {"type": "deal", "seat": s, **({"card": code} if up else {})}
+            steps.append(
+                Step(lambda cam, s=s, code=code, up=up: cam.deal_to(s, code, face_up=up), [line], frames)
+            )
+    live = list(order)
+
+    def betting(bettors, folders):
+        for s in bettors:
+            steps.append(Step(lambda cam, s=s: cam.bet(s, 2), [{"type": "chips_seen", "seat": s}], frames))
+        for s in folders:
+            live.remove(s)
+            steps.append(Step(lambda cam, s=s: cam.fold(s), [{"type": "fold_seen", "seat": s}], frames))
+        if bettors:
+            steps.append(Step(lambda cam: cam.gather_bets(), [], frames))
+
+    def street(n):
+        if burns:
+            c = str(codes.pop())
+            steps.append(Step(lambda cam, c=c: cam.burn(c), [{"type": "burn"}], frames))
+        cards = [str(codes.pop()) for _ in range(n)]
+        steps.append(Step(lambda cam, f=cards: cam.board(f), [{"type": "board", "cards": cards}], frames + 2))
+
+    betting(bets, folds)
+    street(3)
+    betting(flop_bets, flop_folds)
+    street(1)
+    street(1)
+    for s in live:
+        steps.append(Step(lambda cam, s=s: cam.show(s), [{"type": "show", "seat": s, "cards": "?"}], frames))
+    return steps
+
+
 def run_script(cam: SimulatedCamera, steps: list[Step]) -> Iterator[tuple[int, np.ndarray, dict, list[dict]]]:
     """Apply each step and render its frames: yields (frame_index, frame, truth, expected lines so far)."""
     expected: list[dict] = []
@@ -223,6 +351,8 @@ def run_script(cam: SimulatedCamera, steps: list[Step]) -> Iterator[tuple[int, n
         for line in step.expect:
             if line.get("card") == "?":  # an expose: the card is whatever the seat's first card was
                 line = {**line, "card": cam._hole[line["seat"]][0].code}
+            if line.get("cards") == "?":  # a show: the seat's hole cards
+                line = {**line, "cards": [c.code for c in cam._hole[line["seat"]]]}
             expected.append(line)
         for _ in range(step.frames):
             frame, truth = cam.frame()

@@ -22,6 +22,8 @@ import cv2
 import numpy as np
 
 from vision.layout import (
+    BET_RADIUS,
+    BURN_RECT,
     CARD_SIZE_MM,
     MUCK_RECT,
     SEAT_CARD_RADIUS,
@@ -195,6 +197,39 @@ def button_pose(seats: int, seat: int, table_size=SIM_TABLE_MM) -> tuple[float, 
     a = seat_angle(seat, seats) + 0.33 * 2 * math.pi / seats
     r = 0.62
     return (r * table_size[0] / 2 * math.cos(a), r * table_size[1] / 2 * math.sin(a))
+
+
+def fold_pose(k: int, rng: np.random.Generator | None = None) -> tuple[tuple[float, float], float]:
+    """Where the k-th hand folded this deal lands on the muck: a loose pile, each hand a little
+    apart from the last (as players toss them), so the camera sees that something new landed."""
+    x0, y0, x1, y1 = MUCK_RECT
+    xs = (-70.0, 60.0, -20.0, 95.0, -100.0, 25.0, -55.0, 80.0, 0.0)
+    ys = (-10.0, 12.0, 20.0, -15.0, 15.0, -20.0, 5.0, 22.0, -5.0)
+    cx, cy = (x0 + x1) / 2 + xs[k % len(xs)], (y0 + y1) / 2 + ys[k % len(ys)]
+    angle = 90.0 + (float(rng.uniform(-25, 25)) if rng is not None else 12.0 * ((k % 5) - 2))
+    return (cx, cy), angle
+
+
+def burn_pose(k: int) -> tuple[tuple[float, float], float]:
+    """The k-th burn card of the hand on the burn spot: sideways, one below the other, so each
+    shows as a card of its own (a pile hides how many it holds)."""
+    x0, y0, x1, y1 = BURN_RECT
+    return ((x0 + x1) / 2, (y0 + y1) / 2 + 68.0 * ((k % 3) - 1)), 90.0 + 4.0 * (k // 3)
+
+
+def bet_pose(seats: int, seat: int, k: int, table_size=SIM_TABLE_MM) -> tuple[float, float]:
+    """The k-th chip pushed into a seat's betting area: rows of three side by side, so each shows."""
+    a = seat_angle(seat, seats)
+    c = np.array([BET_RADIUS * table_size[0] / 2 * math.cos(a), BET_RADIUS * table_size[1] / 2 * math.sin(a)])
+    tangent = np.array([-math.sin(a), math.cos(a)])
+    inward = -c / max(float(np.linalg.norm(c)), 1.0)
+    p = c + 44.0 * ((k % 3) - 1) * tangent + 22.0 * ((k // 3) % 2) * inward
+    return (float(p[0]), float(p[1]))
+
+
+def pot_pose(k: int) -> tuple[float, float]:
+    """The k-th chip of the pot, gathered below the board."""
+    return (-150.0 + 44.0 * (k % 8), 112.0 + 30.0 * ((k // 8) % 2))
 
 
 def chip_pose(seats: int, seat: int, k: int, table_size=SIM_TABLE_MM) -> tuple[float, float]:

@@ -1,4 +1,4 @@
-"""`smart-table vision enroll|detect|calibrate` (contract: ../shared/spec/vision-cli.md).
+"""`smart-table vision enroll|detect|calibrate|track` (contract: ../shared/spec/vision-cli.md).
 
 OpenCV is imported inside the handlers so `smart-table --help` stays fast.
 """
@@ -31,20 +31,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--overlay", metavar="OUT.png", help="draw what was seen; with several images, OUT-<n>.png per image"
     )
-    p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout to draw zones (and learn card size)")
+    p.add_argument(
+        "--layout",
+        metavar="LAYOUT",
+        help="table layout (TOML, or the spec's JSON pixel form) to draw zones (and learn card size)",
+    )
     p.add_argument("--seats", type=int, default=None, help="draw the default simulated layout with N seats")
     p.set_defaults(handler=cmd_detect)
 
     p = sub.add_parser("calibrate", help="table layout from a picture showing the four ArUco table markers")
     p.add_argument("image", metavar="IMAGE")
     p.add_argument("--seats", type=int, required=True)
-    p.add_argument("--out", required=True, metavar="LAYOUT.toml")
+    p.add_argument(
+        "--out", required=True, metavar="LAYOUT.toml", help="a .json name writes the spec's JSON pixel form"
+    )
     p.add_argument(
         "--overlay", metavar="CHECK.png", help="draw the seat, board and muck zones on the picture"
     )
     p.add_argument("--table-width-mm", type=float, default=1600.0)
     p.add_argument("--table-height-mm", type=float, default=900.0)
     p.set_defaults(handler=cmd_calibrate)
+
+    _register_track(sub)
 
 
 def _err(msg: str) -> None:
@@ -106,7 +114,9 @@ def cmd_detect(args) -> int:
             _err(f"detect: {exc}")
             return 2
     try:
-        detector = Detector(args.deck, layout=layout)
+        # a JSON layout without card_width_px only guesses the card size: the detector measures it
+        known = layout is not None and layout.card_width_known
+        detector = Detector(args.deck, layout=layout if known else None)
     except DeckModelError as exc:
         _err(f"detect: {exc}")
         return 2
@@ -195,4 +205,111 @@ def cmd_calibrate(args) -> int:
             return 2
     ms = (time.perf_counter() - t0) * 1000
     print(f"calibrated {args.seats} seats from {args.image} -> {args.out} ({ms:.0f} ms)", file=sys.stderr)
+    return 0
+
+
+# -- track -------------------------------------------------------------------------------------
+def _register_track(sub) -> None:
+    from controller.service.config import DevicesConfig
+
+    service = DevicesConfig()
+    p = sub.add_parser(
+        "track",
+        help="table-event lines (deal, board, fold_seen, ...) from a sequence of frames, a folder or a video",
+    )
+    p.add_argument(
+        "frames", nargs="+", metavar="FRAME", help="image files in order, one folder, or one video"
+    )
+    p.add_argument(
+        "--layout", required=True, metavar="LAYOUT", help="layout file: TOML, or the spec's JSON pixel form"
+    )
+    p.add_argument(
+        "--deck", metavar="MODEL_FILE", help="deck model from `vision enroll` (else built-in reader)"
+    )
+    p.add_argument("--fps", type=float, default=10.0, help="the frames' rate (default 10)")
+    p.add_argument(
+        "--debounce",
+        type=int,
+        default=service.camera_debounce_frames,
+        metavar="N",
+        help=f"frames a card must be seen in (default {service.camera_debounce_frames}, as the service)",
+    )
+    p.add_argument(
+        "--min-confidence",
+        type=float,
+        default=None,
+        metavar="C",
+        help="readings below this are not given as card codes (default: the tracker's)",
+    )
+    p.set_defaults(handler=cmd_track)
+
+
+def _fit_layout(layout, width: int, height: int, where: str):
+    """The layout for frames of this size: a TOML layout made for another resolution of the same
+    camera is scaled; another shape of picture cannot be the same camera."""
+    import numpy as np
+
+    from vision.layout import LayoutError
+
+    if layout.pixel_form or tuple(layout.image_size) == (width, height):
+        return layout
+    iw, ih = layout.image_size
+    if abs(iw / ih - width / height) > 0.01 * (iw / ih):
+        raise LayoutError(
+            f"{where}: fields 'image_width'/'image_height' are {iw}x{ih}, the frames are {width}x{height}"
+        )
+    scale = np.diag([iw / width, ih / height, 1.0])
+    layout.homography = layout.homography @ scale
+    layout.image_size = (width, height)
+    return layout
+
+
+def cmd_track(args) -> int:
+    from vision.detect import Detector
+    from vision.layout import LayoutError, load_layout
+    from vision.read import DeckModelError
+    from vision.sources import FrameSourceError, read_frames
+    from vision.tracker import Tracker
+
+    if not args.fps > 0:
+        _err(f"track: --fps must be above 0, got {args.fps}")
+        return 2
+    if args.debounce < 1:
+        _err(f"track: --debounce must be at least 1, got {args.debounce}")
+        return 2
+    try:
+        layout = load_layout(args.layout)
+    except LayoutError as exc:
+        _err(f"track: {exc}")
+        return 2
+    try:
+        detector = Detector(args.deck, layout=layout if layout.card_width_known else None, track=True)
+    except DeckModelError as exc:
+        _err(f"track: {exc}")
+        return 2
+    options = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
+    tracker = Tracker(layout, debounce_frames=args.debounce, detector=detector, **options)
+    processed = 0
+    fitted = False
+    try:
+        for index, name, frame, why in read_frames(args.frames):
+            if frame is None:
+                _err(f"track: {name}: {why} (frame {index} skipped)")
+                continue
+            if not fitted:
+                try:
+                    _fit_layout(layout, frame.shape[1], frame.shape[0], args.layout)
+                except LayoutError as exc:
+                    _err(f"track: {exc}")
+                    return 2
+                fitted = True
+            for line in tracker.update(frame, index / args.fps):
+                print(json.dumps({**line, "frame": index}), flush=True)
+            processed += 1
+    except FrameSourceError as exc:
+        _err(f"track: {exc}")
+        return 2
+    if not processed:
+        _err("track: no frame could be read")
+        return 2
     return 0

@@ -1,4 +1,4 @@
-"""Table layout: where the seats, the board and the muck are, in table coordinates.
+"""Table layout: where the seats, the board, the muck, the bets and the burn spot are.
 
 Table coordinates are millimetres with the origin at the table's centre, x to the right and y
 towards the bottom of the camera image, so that an increasing angle runs clockwise as seen from
@@ -6,10 +6,16 @@ above. A homography maps image pixels to table millimetres; the default layout (
 is a plain scale of the simulated camera's frame, a calibrated one comes from ArUco markers.
 
 Seats are numbered clockwise 1..N; seat 1 sits just left of the bottom centre of the image.
+
+A layout is read from the project's TOML file or from the JSON form of ../shared/spec/vision-cli.md
+("Track a sequence of frames"): polygons in pixels of the frames, for a camera nobody calibrated
+with markers. The JSON form is held as a layout whose "table" is the image itself (identity
+homography), so every zone test works the same way on both.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from dataclasses import dataclass, field
@@ -24,6 +30,11 @@ SEAT_INNER, SEAT_OUTER = 0.52, 1.08
 SEAT_CARD_RADIUS = 0.78  # where a seat's hole cards land
 BOARD_HALF = (215.0, 72.0)
 MUCK_RECT = (-140.0, -215.0, 140.0, -100.0)  # x0, y0, x1, y1 (above the board)
+# A seat's betting area: the part of its wedge between these fractions, nearer the middle than
+# its cards and chip stack, over the middle BET_SPAN of the wedge's angle.
+BET_INNER, BET_OUTER, BET_SPAN = 0.40, 0.52, 0.7
+BET_RADIUS = 0.46  # where the simulated players push their bets
+BURN_RECT = (-330.0, -100.0, -235.0, 100.0)  # left of the board, where the burn cards go
 # ArUco marker centres used by `vision calibrate`, as fractions of the half table size.
 MARKER_FRACTION = 0.9
 MARKER_IDS = (0, 1, 2, 3)  # top-left, top-right, bottom-right, bottom-left
@@ -45,6 +56,12 @@ class Layout:
     muck: np.ndarray
     card_size: tuple[float, float] = CARD_SIZE_MM
     markers: dict[int, tuple[float, float]] = field(default_factory=dict)
+    bets: dict[int, np.ndarray] = field(default_factory=dict)  # seat -> its betting area (optional)
+    burn: np.ndarray | None = None  # where burn cards are put (optional)
+    # False for a pixel layout that gave no card_width_px: card_width_px() is then only a guess
+    # from the zone sizes, and the detector measures the cards itself.
+    card_width_known: bool = True
+    pixel_form: bool = False  # read from the JSON form: "table" coordinates are image pixels
 
     # -- coordinate maps -------------------------------------------------------------------
     @property
@@ -75,11 +92,24 @@ class Layout:
         pt = (float(p[0]), float(p[1]))
         if _inside(self.board, pt):
             return ("board", None)
+        if self.burn is not None and _inside(self.burn, pt):
+            return ("burn", None)
         if _inside(self.muck, pt):
             return ("muck", None)
         for seat, poly in self.seat_zones.items():
             if _inside(poly, pt):
                 return ("seat", seat)
+        return None
+
+    def bet_zone_at(self, point_px) -> int | None:
+        """The seat whose betting area holds this pixel position, or None."""
+        if not self.bets:
+            return None
+        p = self.to_table([point_px])[0]
+        pt = (float(p[0]), float(p[1]))
+        for seat, poly in self.bets.items():
+            if _inside(poly, pt):
+                return seat
         return None
 
     def seat_of_point(self, point_px) -> int | None:
@@ -136,6 +166,25 @@ def table_zones(seats: int, table_size=SIM_TABLE_MM):
     return zones, anchors, board, muck
 
 
+def bet_zones(seats: int, table_size=SIM_TABLE_MM) -> dict[int, np.ndarray]:
+    """Each seat's betting area (table mm): between its cards and the board."""
+    step = 2 * math.pi / seats
+    out = {}
+    for s in range(1, seats + 1):
+        mid = seat_angle(s, seats)
+        a0, a1 = mid - BET_SPAN * step / 2, mid + BET_SPAN * step / 2
+        arc = [a0 + (a1 - a0) * k / 8 for k in range(9)]
+        pts = [_ellipse_point(table_size, a, BET_OUTER) for a in arc]
+        pts += [_ellipse_point(table_size, a, BET_INNER) for a in reversed(arc)]
+        out[s] = np.array(pts)
+    return out
+
+
+def burn_zone() -> np.ndarray:
+    x0, y0, x1, y1 = BURN_RECT
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
+
+
 def marker_points(table_size=SIM_TABLE_MM) -> dict[int, tuple[float, float]]:
     """Where the four calibration markers' centres sit on the table (mm)."""
     hx, hy = table_size[0] / 2 * MARKER_FRACTION, table_size[1] / 2 * MARKER_FRACTION
@@ -163,6 +212,8 @@ def build_layout(
         board=board,
         muck=muck,
         markers=marker_points(table_size),
+        bets=bet_zones(seats, table_size),
+        burn=burn_zone(),
     )
 
 
@@ -199,6 +250,8 @@ def dumps_layout(layout: Layout) -> str:
         "[muck]",
         f"polygon = {_fmt_pts(layout.muck)}",
     ]
+    if layout.burn is not None:
+        lines += ["", "[burn]", f"polygon = {_fmt_pts(layout.burn)}"]
     for s in sorted(layout.seat_zones):
         lines += [
             "",
@@ -207,11 +260,36 @@ def dumps_layout(layout: Layout) -> str:
             f"anchor = [{layout.seat_anchors[s][0]:.2f}, {layout.seat_anchors[s][1]:.2f}]",
             f"polygon = {_fmt_pts(layout.seat_zones[s])}",
         ]
+        if s in layout.bets:
+            lines.append(f"bet = {_fmt_pts(layout.bets[s])}  # the seat's betting area")
     return "\n".join(lines) + "\n"
 
 
+def dumps_layout_json(layout: Layout) -> str:
+    """The JSON form of ../shared/spec/vision-cli.md: every zone as a polygon in image pixels."""
+
+    def px(poly) -> list[list[float]]:
+        return [[round(float(x), 1), round(float(y), 1)] for x, y in layout.to_image(poly)]
+
+    data: dict = {
+        "seats": {str(s): px(layout.seat_zones[s]) for s in sorted(layout.seat_zones)},
+        "board": px(layout.board),
+        "muck": px(layout.muck),
+    }
+    if layout.bets:
+        data["bets"] = {str(s): px(layout.bets[s]) for s in sorted(layout.bets)}
+    if layout.burn is not None:
+        data["burn"] = px(layout.burn)
+    if layout.card_width_known:
+        data["card_width_px"] = round(layout.card_width_px(), 1)
+    return json.dumps(data) + "\n"
+
+
 def save_layout(layout: Layout, path: str | Path) -> None:
-    Path(path).write_text(dumps_layout(layout), encoding="utf-8")
+    """Write the layout: the JSON pixel form for a `.json` path, else the project's TOML."""
+    p = Path(path)
+    text = dumps_layout_json(layout) if p.suffix.lower() == ".json" else dumps_layout(layout)
+    p.write_text(text, encoding="utf-8")
 
 
 def _poly(value, where: str) -> np.ndarray:
@@ -221,17 +299,26 @@ def _poly(value, where: str) -> np.ndarray:
         raise LayoutError(f"{where}: not a list of [x, y] points") from exc
     if arr.ndim != 2 or arr.shape[1] != 2 or len(arr) < 3:
         raise LayoutError(f"{where}: need at least 3 [x, y] points")
+    if not np.isfinite(arr).all():
+        raise LayoutError(f"{where}: points must be finite numbers")
     return arr
 
 
 def load_layout(path: str | Path) -> Layout:
-    """Read a layout TOML file; every problem is a LayoutError naming the file and field."""
+    """Read a layout file, TOML or the spec's JSON form (told by its first character); every
+    problem is a LayoutError naming the file and field."""
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise LayoutError(f"{p}: cannot read: {exc.strerror or exc}") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise LayoutError(f"{p}: not a text file: {exc}") from exc
+    if text.lstrip().startswith("{"):
+        return _load_json_layout(p, text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
 
     def need(key, kind):
@@ -255,7 +342,12 @@ def load_layout(path: str | Path) -> Layout:
         raise LayoutError(f"{p}: field 'homography' must be an invertible 3x3 matrix")
     board = _poly(need("board", dict).get("polygon"), f"{p}: [board] polygon")
     muck = _poly(need("muck", dict).get("polygon"), f"{p}: [muck] polygon")
-    zones, anchors = {}, {}
+    burn = None
+    if "burn" in data:
+        burn = _poly(
+            data["burn"].get("polygon") if isinstance(data["burn"], dict) else None, f"{p}: [burn] polygon"
+        )
+    zones, anchors, bets = {}, {}, {}
     for i, entry in enumerate(need("seat", list)):
         if not isinstance(entry, dict) or not isinstance(entry.get("number"), int):
             raise LayoutError(f"{p}: [[seat]] #{i + 1}: missing integer 'number'")
@@ -263,6 +355,8 @@ def load_layout(path: str | Path) -> Layout:
         if n in zones:
             raise LayoutError(f"{p}: [[seat]] number {n} appears twice")
         zones[n] = _poly(entry.get("polygon"), f"{p}: seat {n} polygon")
+        if entry.get("bet") is not None:
+            bets[n] = _poly(entry["bet"], f"{p}: seat {n} bet")
         anchor = entry.get("anchor")
         if anchor is None:
             anchor = zones[n].mean(axis=0)
@@ -283,4 +377,74 @@ def load_layout(path: str | Path) -> Layout:
             float(data.get("card_height_mm", CARD_SIZE_MM[1])),
         ),
         markers=marker_points((tw, th)),
+        bets=bets,
+        burn=burn,
     )
+
+
+def _load_json_layout(p: Path, text: str) -> Layout:
+    """The spec's JSON form: pixel polygons for seats, board, muck, optional bets and burn spot."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LayoutError(f"{p}: not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise LayoutError(f"{p}: expected a JSON object with 'seats', 'board' and 'muck'")
+    for key in ("seats", "board", "muck"):
+        if key not in data:
+            raise LayoutError(f"{p}: missing field '{key}'")
+
+    def seat_map(key: str) -> dict[int, np.ndarray]:
+        value = data[key]
+        if not isinstance(value, dict) or not value:
+            raise LayoutError(f"{p}: field '{key}' must be an object of seat number -> polygon")
+        out = {}
+        for name, poly in value.items():
+            try:
+                n = int(name)
+            except ValueError:
+                raise LayoutError(f"{p}: field '{key}': {name!r} is not a seat number") from None
+            out[n] = _poly(poly, f"{p}: field '{key}' seat {n}")
+        return out
+
+    zones = seat_map("seats")
+    seats = len(zones)
+    if sorted(zones) != list(range(1, seats + 1)) or seats < 2:
+        raise LayoutError(f"{p}: field 'seats': seats must be numbered 1..N (N >= 2), got {sorted(zones)}")
+    bets = seat_map("bets") if data.get("bets") is not None else {}
+    for n in bets:
+        if n not in zones:
+            raise LayoutError(f"{p}: field 'bets': seat {n} is not in 'seats'")
+    board = _poly(data["board"], f"{p}: field 'board'")
+    muck = _poly(data["muck"], f"{p}: field 'muck'")
+    burn = _poly(data["burn"], f"{p}: field 'burn'") if data.get("burn") is not None else None
+    cw = data.get("card_width_px")
+    if cw is not None and (isinstance(cw, bool) or not isinstance(cw, (int, float)) or not 4 <= cw <= 2000):
+        raise LayoutError(f"{p}: field 'card_width_px' must be a number of pixels (4..2000), got {cw!r}")
+    known = cw is not None
+    if cw is None:
+        # A guess for matching cards from frame to frame; the detector measures the real size.
+        cw = float(np.median([math.sqrt(_area(z)) for z in zones.values()])) / 3.0
+    polys = [*zones.values(), *bets.values(), board, muck, *([burn] if burn is not None else [])]
+    top = np.max(np.vstack(polys), axis=0)
+    return Layout(
+        seats=seats,
+        table_size=(float(top[0]), float(top[1])),
+        image_size=(math.ceil(top[0]), math.ceil(top[1])),
+        homography=np.eye(3),
+        seat_zones=zones,
+        seat_anchors={n: tuple(float(v) for v in z.mean(axis=0)) for n, z in zones.items()},
+        board=board,
+        muck=muck,
+        card_size=(float(cw), float(cw) * CARD_SIZE_MM[1] / CARD_SIZE_MM[0]),
+        bets=bets,
+        burn=burn,
+        card_width_known=known,
+        pixel_form=True,
+    )
+
+
+def _area(poly: np.ndarray) -> float:
+    import cv2
+
+    return abs(float(cv2.contourArea(poly.astype(np.float32).reshape(-1, 1, 2))))

@@ -7,6 +7,9 @@ Specs:
   dir:path/           the images of a folder in name order (unreadable ones are skipped and logged)
   sim:<seed>          the simulated camera playing a scripted deal, or pass a SimulatedCamera / callable
 
+`read_frames(items)` is the plain, unpaced reader for `vision track`: image files, a folder or a
+video, each frame with its index, and unreadable ones reported instead of dropped silently.
+
 Blocking reads run in a worker thread so the event loop keeps serving. A camera that stops
 delivering frames raises `FrameSourceError` naming the device; the caller (the service) reports
 the camera as degraded and carries on with its other sources.
@@ -24,6 +27,7 @@ import numpy as np
 
 log = logging.getLogger("smart_table.vision.sources")
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+VIDEO_EXTS = {".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".h264", ".mjpeg"}
 
 
 class FrameSourceError(RuntimeError):
@@ -64,6 +68,67 @@ def open_frames(
             raise FrameSourceError(f"sim source {spec!r}: seed must be an integer") from exc
         return _sim_frames(seed, fps or 10.0)
     raise FrameSourceError(f"frame source {spec!r}: unknown kind {kind!r}")
+
+
+def read_frames(items: list[str]):
+    """Frames in order as (index, name, frame or None, why not): image files; a single folder (its
+    images in name order); or a single video file (read frame by frame). A video or folder that
+    cannot be opened raises FrameSourceError naming it; an unreadable image is yielded with its
+    reason, and keeps its index, so later frames keep theirs."""
+    import cv2
+
+    if len(items) == 1 and Path(items[0]).is_dir():
+        folder = Path(items[0])
+        files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_EXTS)
+        if not files:
+            raise FrameSourceError(f"image folder {folder}: no images ({', '.join(sorted(IMAGE_EXTS))})")
+        items = [str(f) for f in files]
+    elif len(items) == 1 and _is_video(Path(items[0])):
+        yield from _video_frames(items[0])
+        return
+    for i, name in enumerate(items):
+        p = Path(name)
+        frame, why = None, None
+        if p.is_dir():
+            why = "a folder (give one folder alone, or image files)"
+        elif not p.is_file():
+            why = "no such file"
+        else:
+            try:
+                frame = cv2.imread(str(p), cv2.IMREAD_COLOR)
+            except cv2.error as exc:
+                why = f"cannot read image: {exc}"
+            if frame is None and why is None:
+                why = "not a readable image"
+            elif frame is not None and min(frame.shape[:2]) < 16:
+                frame, why = None, f"image too small ({frame.shape[1]}x{frame.shape[0]})"
+        yield i, name, frame, why
+
+
+def _is_video(p: Path) -> bool:
+    return p.suffix.lower() in VIDEO_EXTS or (p.is_file() and p.suffix.lower() not in IMAGE_EXTS)
+
+
+def _video_frames(name: str):
+    import cv2
+
+    if not Path(name).is_file():
+        raise FrameSourceError(f"video {name}: no such file")
+    cap = cv2.VideoCapture(name)
+    try:
+        if not cap.isOpened():
+            raise FrameSourceError(f"video {name}: cannot open (not a video OpenCV can decode)")
+        n = 0
+        while True:
+            ok, frame = cap.read()
+            if not ok or frame is None:
+                if n == 0:
+                    raise FrameSourceError(f"video {name}: no frame could be decoded")
+                return
+            yield n, f"{name}#{n}", frame, None
+            n += 1
+    finally:
+        cap.release()
 
 
 async def _capture_frames(spec: str, target, timeout_s: float, live: bool, paced: bool = True):

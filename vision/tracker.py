@@ -6,22 +6,41 @@ a reflection) makes no event. Each card is followed from frame to frame by posit
 identity is read once (the detector's tracking memo) and its events are emitted once:
 
 - a new face-down card in a seat zone: {"type":"deal","seat":s}, in the order cards arrived;
-- a new face-up card in a seat zone: {"type":"deal","seat":s,"card":c} (exposed as it was dealt);
-- a dealt card that turns face up: {"type":"expose","seat":s,"card":c,"by":"dealer"};
+- a new face-up card in a seat zone: {"type":"deal","seat":s,"card":c} (exposed as it was dealt:
+  the dealer's exposure); {"type":"deal","seat":s,"face":"up"} when its reading is not sure;
+- a dealt card turned face up while the deal goes on: {"type":"expose",...,"by":"dealer"}; once
+  the deal is over (a board card, a fold, or every seat holding two cards for `deal_quiet_s`), a
+  card turned up in its seat zone is the player's: {"type":"expose",...,"by":"player"};
+- hole cards turned up after the river, or by two seats at once before it (an all-in), are a
+  showdown: {"type":"show","seat":s,"cards":[...]};
 - new board cards: one {"type":"board","cards":[...]} per group that lands together (a flop);
+- a face-down card landing on the layout's burn spot before a board card: {"type":"burn"}, told
+  just before that board card's line (a pile that merely shifts is no burn);
+- a face-up card put on the muck or the burn spot before the board: {"type":"boxed","card":c};
+- a seat's hole cards gone from its zone while a face-down card lands on the muck (or off every
+  zone): {"type":"fold_seen","seat":s};
+- chips arriving in a seat's betting area (layout `bets`): {"type":"chips_seen","seat":s};
 - the button seen in front of a new seat: {"type":"button_seen","seat":s}.
+
+A reading whose confidence is below `min_confidence` is never given as a card code: the card
+still counts (a `deal` without `card`, an `expose` without `card`: the exposure needs only that a
+card was face up), the table says nothing false about which card it was.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from vision.layout import Layout
 
+# A face-up reading below this is not trusted as a card code. The readers' confidences are coarse
+# (docs/vision-track.md has the measured spread): below 0.4 sits what they barely read.
+MIN_CONFIDENCE = 0.4
 
-@dataclass
+
+@dataclass(eq=False)  # a track is itself: compared by identity
 class _Track:
     id: int
     center: np.ndarray
@@ -34,19 +53,53 @@ class _Track:
     silent: bool = False  # on the table before reset_hand(): never emits
     zone: tuple | None = None
     up_streak: int = 0  # consecutive frames seen face up with the same code
+    up_frames: int = 0  # consecutive frames seen face up, read or not
     exposed: bool = False
     initial_face: str = "down"
+    sure: str | None = None  # the code once read the same in `debounce` frames in a row
+    hole_seat: int | None = None  # the seat it was dealt to
+    left_seat: bool = False  # followed out of its seat zone
+
+
+@dataclass
+class _TurnUp:
+    """Hole cards of one seat turned face up, waiting to be told apart: showdown or exposure."""
+
+    seat: int
+    since: float
+    cards: list[_Track] = field(default_factory=list)
 
 
 class Tracker:
     """`update(detections_or_frame, t) -> list[dict]` of protocol input lines; `reset_hand()` per hand."""
 
     def __init__(
-        self, layout: Layout, debounce_frames: int = 3, detector=None, forget_after: int = 5
+        self,
+        layout: Layout,
+        debounce_frames: int = 3,
+        detector=None,
+        forget_after: int = 5,
+        min_confidence: float = MIN_CONFIDENCE,
+        deal_quiet_s: float = 1.0,
+        show_wait_s: float = 2.0,
+        read_wait_frames: int | None = None,
+        fold_window_s: float = 2.0,
     ) -> None:
         self.layout = layout
         self.debounce = max(1, int(debounce_frames))
         self.forget_after = forget_after
+        self.min_confidence = min_confidence
+        self.deal_quiet_s = deal_quiet_s
+        self.show_wait_s = show_wait_s
+        # a face-up card not read surely within this many more frames counts without its code
+        self.read_wait = self.debounce * 2 if read_wait_frames is None else read_wait_frames
+        self.fold_window_s = fold_window_s
+        if (
+            detector is not None
+            and not layout.card_width_known
+            and getattr(detector, "layout", None) is layout
+        ):
+            detector.layout = None  # a guessed card size would override the one the detector measures
         self._detector = detector
         self._tracks: list[_Track] = []
         self._next_id = 1
@@ -55,7 +108,9 @@ class Tracker:
         self._button_seat: int | None = None
         self._button_candidate: int | None = None
         self._button_streak = 0
-        self._match_dist = 0.45 * layout.card_width_px()
+        self._chips: dict[int, dict] = {}  # seat -> {"raw", "streak", "stable", "high"}
+        self._t = 0.0
+        self._new_hand()
 
     # -- public ------------------------------------------------------------------------------
     def reset_hand(self) -> None:
@@ -64,15 +119,36 @@ class Tracker:
             tr.silent = True
         self._board_pending.clear()
         self._button_seat = None
+        for st in self._chips.values():
+            st["high"] = st["stable"]  # chips already out are not this hand's bets
+        self._new_hand()
 
     def update(self, frame_or_detections, t: float) -> list[dict]:
         det = self._detections(frame_or_detections)
+        self._t = t
         events: list[dict] = []
-        self._match(det["cards"], t)
-        events += self._card_events()
+        self._match(self._trusted(det["cards"]), t)
+        events += self._card_events(t)
+        events += self._turn_up_events(t)
+        events += self._fold_events(t)
         events += self._board_events()
+        events += self._chip_events(det.get("chips") or [], det["cards"])
         events += self._button_events(det.get("button"))
         return events
+
+    # -- per hand ------------------------------------------------------------------------------
+    def _new_hand(self) -> None:
+        self._hole: dict[int, list[_Track]] = {}  # seat -> its dealt cards
+        self._lost: list[_Track] = []  # this hand's confirmed cards lost from view
+        self._folded: set[int] = set()
+        self._turn_ups: dict[int, _TurnUp] = {}
+        self._showed: set[int] = set()
+        self._muck_arrivals: list[float] = []  # when face-down cards landed on the muck, unexplained
+        self._gone_since: dict[int, float] = {}
+        self._board_cards = 0
+        self._burn_pending = False
+        self._last_deal_t: float | None = None
+        self._deal_over = False
 
     # -- stages ------------------------------------------------------------------------------
     def _detections(self, x) -> dict:
@@ -80,22 +156,40 @@ class Tracker:
             if self._detector is None:
                 from vision.detect import Detector
 
-                self._detector = Detector(layout=self.layout, track=True)
+                lay = self.layout if self.layout.card_width_known else None
+                self._detector = Detector(layout=lay, track=True)
             x = self._detector.detect(x)
         if hasattr(x, "to_dict"):
+            discs = getattr(x, "discs", None) or []
             x = x.to_dict()
+            x["chips"] = [d for d in discs if d.get("kind", "chip") == "chip"]
         if not isinstance(x, dict) or not isinstance(x.get("cards"), list):
             raise ValueError("tracker.update needs a frame, a DetectionResult or its dict with 'cards'")
         return x
 
+    def _trusted(self, cards: list[dict]) -> list[dict]:
+        """The cards with every reading below the confidence threshold taken as unread."""
+        out = []
+        for c in cards:
+            if c.get("code") and float(c.get("confidence", 1.0)) < self.min_confidence:
+                c = {**c, "code": None}
+            out.append(c)
+        return out
+
+    def _match_distance(self) -> float:
+        if not self.layout.card_width_known and getattr(self._detector, "card_width_hint", None):
+            return 0.45 * float(self._detector.card_width_hint)
+        return 0.45 * self.layout.card_width_px()
+
     def _match(self, cards: list[dict], t: float) -> None:
         seen: set[int] = set()
         pairs = []
+        match_dist = self._match_distance()
         for i, c in enumerate(cards):
             p = np.asarray(c["center"], dtype=np.float64)
             for tr in self._tracks:
                 d = float(np.linalg.norm(tr.center - p))
-                if d < self._match_dist:
+                if d < match_dist:
                     pairs.append((d, i, tr))
         pairs.sort(key=lambda e: e[0])
         used_cards: set[int] = set()
@@ -114,12 +208,15 @@ class Tracker:
                 tr.missing += 1
                 tr.streak = 0
                 tr.up_streak = 0
+                tr.up_frames = 0
         # unconfirmed tracks vanish at the first miss (a flicker); confirmed ones after a while
-        self._tracks = [
-            tr
-            for tr in self._tracks
-            if (tr.confirmed and tr.missing <= self.forget_after) or (not tr.confirmed and tr.missing == 0)
-        ]
+        kept = []
+        for tr in self._tracks:
+            if (tr.confirmed and tr.missing <= self.forget_after) or (not tr.confirmed and tr.missing == 0):
+                kept.append(tr)
+            elif tr.confirmed and not tr.silent and tr.zone is not None:
+                self._lost.append(tr)  # hidden a while (a hand over it, a misdetection): it may come back
+        self._tracks = kept
         for i, c in enumerate(cards):
             if i in used_cards:
                 continue
@@ -128,20 +225,35 @@ class Tracker:
             self._observe_face(tr, c, first=True)
             self._tracks.append(tr)
 
-    @staticmethod
-    def _observe_face(tr: _Track, c: dict, first: bool = False) -> None:
+    def _observe_face(self, tr: _Track, c: dict, first: bool = False) -> None:
         code = c.get("code")
+        if c["face"] == "up":
+            tr.up_frames = 1 if first or tr.face != "up" else tr.up_frames + 1
+        else:
+            tr.up_frames = 0
         if c["face"] == "up" and code:
             tr.up_streak = 1 if first or tr.code != code or tr.face != "up" else tr.up_streak + 1
             tr.code = code
+            if tr.up_streak >= self.debounce:
+                tr.sure = code
         else:
             tr.up_streak = 0
         if not tr.confirmed:
             tr.face = c["face"]
-        elif c["face"] == "up" and code:
+            if c["face"] == "up" and not code:
+                tr.code = None
+        elif c["face"] == "up":
             tr.face = "up"
 
-    def _card_events(self) -> list[dict]:
+    @staticmethod
+    def _read_surely(tr: _Track) -> bool:
+        return tr.sure is not None
+
+    def _up_settled(self, tr: _Track) -> bool:
+        """Face up long enough: read surely, or waited long enough that it stays unread."""
+        return self._read_surely(tr) or tr.up_frames >= self.debounce + self.read_wait
+
+    def _card_events(self, t: float) -> list[dict]:
         events = []
         fresh = []
         for tr in self._tracks:
@@ -149,40 +261,167 @@ class Tracker:
                 tr.confirmed = tr.confirmed or tr.streak >= self.debounce
                 continue
             if not tr.confirmed and tr.streak >= self.debounce:
-                if tr.face == "up" and tr.up_streak < self.debounce:
+                if tr.face == "up" and not self._up_settled(tr):
                     continue  # face up but not read steadily yet: wait
                 tr.confirmed = True
                 tr.zone = self.layout.zone_at(tuple(tr.center))
                 fresh.append(tr)
-            elif (
-                tr.confirmed
-                and not tr.exposed
-                and tr.zone
-                and tr.zone[0] == "seat"
-                and (
-                    tr.face == "up"
-                    and tr.up_streak >= self.debounce
-                    and tr.code
-                    and tr.initial_face == "down"
-                )
-            ):
-                tr.exposed = True
-                events.append({"type": "expose", "seat": tr.zone[1], "card": tr.code, "by": "dealer"})
+            elif tr.confirmed and tr.hole_seat is not None and tr.missing == 0:
+                self._follow_hole_card(tr)
         fresh.sort(key=lambda tr: (tr.first_seen, tr.id))
         for tr in fresh:
             tr.initial_face = tr.face
+            if self._came_back(tr):
+                continue
             if tr.zone is None:
+                if tr.face == "down":
+                    self._muck_arrivals.append(t)  # tossed toward the middle
                 continue
             kind, seat = tr.zone
+            code = tr.sure
             if kind == "seat":
+                tr.hole_seat = seat
+                self._hole.setdefault(seat, []).append(tr)
+                self._last_deal_t = t
                 if tr.face == "up":
                     tr.exposed = True
-                    events.append({"type": "deal", "seat": seat, "card": tr.code})
+                    # unread: still a card dealt face up, which is all an exposure misdeal needs
+                    events.append(
+                        {"type": "deal", "seat": seat, "card": code}
+                        if code
+                        else {"type": "deal", "seat": seat, "face": "up"}
+                    )
                 else:
                     events.append({"type": "deal", "seat": seat})
             elif kind == "board" and tr.face == "up":
                 self._board_pending.append(tr)
                 self._board_quiet = 0
+            elif kind == "burn" and tr.face == "down":
+                # told with the board card it came before: a burn pile that shifts, or is seen as
+                # one more card, with no board card after it is no burn
+                self._burn_pending = True
+            elif kind in ("muck", "burn") and tr.face == "up":
+                if code and self._board_cards == 0:
+                    events.append({"type": "boxed", "card": code})
+            elif kind == "muck":
+                self._muck_arrivals.append(t)
+        return events
+
+    def _came_back(self, tr: _Track) -> bool:
+        """A card found again where one of this hand's cards was lost, in the same zone, is that
+        card (uncovered, or seen again after a misdetection): no new deal, board card or burn."""
+        reach = 1.5 * self._match_distance()
+        missing = [o for o in self._tracks if o.confirmed and not o.silent and o.missing > 0]
+        for old in [*missing, *self._lost]:
+            if old.zone != tr.zone or float(np.linalg.norm(old.center - tr.center)) > reach:
+                continue
+            if old.hole_seat is not None and old.hole_seat in self._folded:
+                continue
+            if old in self._lost:
+                self._lost.remove(old)
+            else:
+                self._tracks.remove(old)  # moved too far in one frame to be followed: this is it
+            tr.hole_seat, tr.initial_face, tr.left_seat = old.hole_seat, old.initial_face, False
+            tr.exposed = old.exposed
+            if old.hole_seat is not None:
+                cards = self._hole.get(old.hole_seat, [])
+                cards[cards.index(old)] = tr
+            if tr.hole_seat is not None and tr.face == "up" and not tr.exposed:
+                self._follow_hole_card(tr)  # it was turned up while hidden
+            return True
+        return False
+
+    def _deal_is_over(self, t: float) -> bool:
+        if self._deal_over:
+            return True
+        if (
+            self._board_cards
+            or self._folded
+            or (
+                self._hole
+                and self._last_deal_t is not None
+                and t - self._last_deal_t >= self.deal_quiet_s
+                and all(len(cards) >= 2 for cards in self._hole.values())
+            )
+        ):
+            self._deal_over = True
+        return self._deal_over
+
+    def _follow_hole_card(self, tr: _Track) -> None:
+        """A dealt card followed: turned face up where it lies, or moved out of its seat zone."""
+        zone = self.layout.zone_at(tuple(tr.center))
+        if zone != ("seat", tr.hole_seat):
+            if not tr.left_seat and tr.face == "down" and (zone is None or zone[0] == "muck"):
+                self._muck_arrivals.append(self._t)  # slid face down toward the middle
+            tr.left_seat = True
+            return
+        if tr.exposed or tr.initial_face != "down" or tr.face != "up" or not self._up_settled(tr):
+            return
+        tr.exposed = True
+        seat = tr.hole_seat
+        if seat in self._showed or seat in self._folded:
+            return
+        pending = self._turn_ups.get(seat)
+        if pending is None:
+            pending = self._turn_ups[seat] = _TurnUp(seat, self._t)
+        pending.cards.append(tr)
+
+    def _turn_up_events(self, t: float) -> list[dict]:
+        """Turned-up hole cards: a dealer's flash during the deal, a showdown, or a player's exposure."""
+        events: list[dict] = []
+        for seat in sorted(self._turn_ups, key=lambda s: self._turn_ups[s].since):
+            pending = self._turn_ups[seat]
+            if not self._deal_is_over(t):
+                # the dealer turned a card over while dealing (bluff_street:33.a.6 counts it as dealt exposed)
+                for tr in pending.cards:
+                    events.append(self._expose_line(seat, tr, "dealer"))
+                del self._turn_ups[seat]
+                continue
+            live = [tr for tr in self._hole.get(seat, []) if tr in self._tracks]
+            all_up = bool(live) and all(tr.face == "up" and self._up_settled(tr) for tr in live)
+            waited = t - pending.since >= self.show_wait_s
+            others = [s for s in self._turn_ups if s != seat] or self._showed
+            showdown = self._board_cards >= 5 or bool(others)
+            if showdown and (all_up or waited):
+                # every card of the hand now face up, in the order dealt (one dealt face up too)
+                cards = [tr.sure for tr in live if tr.face == "up" and tr.sure]
+                if cards:
+                    events.append({"type": "show", "seat": seat, "cards": cards})
+                self._showed.add(seat)
+                del self._turn_ups[seat]
+            elif waited:
+                for tr in pending.cards:
+                    events.append(self._expose_line(seat, tr, "player"))
+                del self._turn_ups[seat]
+        return events
+
+    def _expose_line(self, seat: int, tr: _Track, by: str) -> dict:
+        line = {"type": "expose", "seat": seat, "by": by}
+        if tr.sure:
+            line["card"] = tr.sure
+        return line
+
+    def _fold_events(self, t: float) -> list[dict]:
+        """A seat folds when its cards leave its zone and a face-down card lands on the muck (or
+        toward the middle) close in time: cards merely hidden by a hand never make a fold."""
+        events: list[dict] = []
+        self._muck_arrivals = [a for a in self._muck_arrivals if t - a <= self.fold_window_s]
+        for seat in sorted(self._hole):
+            if seat in self._folded:
+                continue
+            cards = self._hole[seat]
+            gone = all(tr not in self._tracks or tr.missing >= self.debounce or tr.left_seat for tr in cards)
+            if not gone:
+                self._gone_since.pop(seat, None)
+                continue
+            since = self._gone_since.setdefault(seat, t)
+            arrival = next((a for a in self._muck_arrivals if a >= since - self.fold_window_s), None)
+            if arrival is None:
+                continue
+            self._muck_arrivals.remove(arrival)
+            self._folded.add(seat)
+            self._turn_ups.pop(seat, None)
+            events.append({"type": "fold_seen", "seat": seat})
         return events
 
     def _board_events(self) -> list[dict]:
@@ -191,9 +430,72 @@ class Tracker:
         self._board_quiet += 1
         if self._board_quiet <= max(1, self.debounce - 1):
             return []  # wait a moment: the rest of a flop may still be landing
+        if any(
+            not tr.confirmed
+            and not tr.silent
+            and tr.streak >= self.debounce
+            and tr.face == "up"
+            and self.layout.zone_at(tuple(tr.center)) == ("board", None)
+            for tr in self._tracks
+        ):
+            return []  # a card of the group is there but not read yet: the flop is one line
         group = sorted(self._board_pending, key=lambda tr: tr.center[0])
         self._board_pending = []
-        return [{"type": "board", "cards": [tr.code for tr in group]}]
+        self._board_cards += len(group)
+        codes = [tr.sure for tr in group if tr.sure]
+        line: dict = {"type": "board", "cards": codes}
+        if len(codes) < len(group):
+            line["count"] = len(group)  # cards seen, some not read surely
+        burn = [{"type": "burn"}] if self._burn_pending else []
+        self._burn_pending = False
+        return [*burn, line]
+
+    def _chip_events(self, chips: list, cards: list[dict]) -> list[dict]:
+        """Chips in each seat's betting area, counted per frame; a count that rises above what the
+        area held since it was last empty, and holds for the debounce, is a push forward.
+
+        Nobody bets onto the muck, the burn spot or the board: a round thing there, or beside a
+        card lying on the muck or burn pile (a corner of a messy pile), is not a chip."""
+        if not self.layout.bets:
+            return []
+        piles = [
+            np.asarray(c["center"], dtype=np.float64)
+            for c in cards
+            if (self.layout.zone_at(tuple(c["center"])) or ("",))[0] in ("muck", "burn")
+        ]
+        near = (
+            0.8 * self.layout.card_width_px()
+            if self.layout.card_width_known
+            else 2.0 * self._match_distance()
+        )
+        counts: dict[int, int] = dict.fromkeys(self.layout.bets, 0)
+        for chip in chips:
+            center = tuple(chip["center"] if isinstance(chip, dict) else chip.center)
+            seat = self.layout.bet_zone_at(center)
+            if seat is None or self.layout.zone_at(center) in (
+                ("muck", None),
+                ("burn", None),
+                ("board", None),
+            ):
+                continue
+            if any(float(np.linalg.norm(p - center)) < near for p in piles):
+                continue
+            counts[seat] += 1
+        events = []
+        for seat in sorted(counts):
+            st = self._chips.setdefault(seat, {"raw": 0, "streak": 0, "stable": 0, "high": 0})
+            n = counts[seat]
+            st["streak"] = st["streak"] + 1 if n == st["raw"] else 1
+            st["raw"] = n
+            if st["streak"] < self.debounce or n == st["stable"]:
+                continue
+            st["stable"] = n
+            if n == 0:
+                st["high"] = 0  # the bets were gathered into the pot
+            elif n > st["high"]:
+                st["high"] = n
+                events.append({"type": "chips_seen", "seat": seat})
+        return events
 
     def _button_events(self, button) -> list[dict]:
         if not button:

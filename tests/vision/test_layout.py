@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import cv2
@@ -97,3 +98,54 @@ def test_calibrate_command(tmp_path):
     cv2.imwrite(str(plain), render(TableScene(), W, H, seed=0)[0])
     r = run_cli("vision", "calibrate", str(plain), "--seats", "6", "--out", str(tmp_path / "x.toml"))
     assert r.returncode == 2 and "missing" in r.stderr
+
+
+def test_json_pixel_form_has_the_same_zones_as_the_toml(tmp_path):
+    lay = default_layout(6, W, H)
+    save_layout(lay, tmp_path / "layout.json")
+    back = load_layout(tmp_path / "layout.json")
+    assert back.pixel_form and back.seats == 6 and back.card_width_known
+    assert back.card_width_px() == pytest.approx(lay.card_width_px(), rel=0.01)
+    rng = np.random.default_rng(0)
+    for x, y in rng.uniform((0, 0), (W, H), (300, 2)):
+        assert back.zone_at((x, y)) == lay.zone_at((x, y))
+        assert back.bet_zone_at((x, y)) == lay.bet_zone_at((x, y))
+    # the older TOML files, without bets or a burn spot, still load
+    text = dumps_layout(lay)
+    old = "\n".join(ln for ln in text.splitlines() if not ln.startswith("bet = "))
+    old = old.replace("[burn]\npolygon", "# no burn\nburn_polygon")
+    (tmp_path / "old.toml").write_text(old)
+    plain = load_layout(tmp_path / "old.toml")
+    assert plain.bets == {} and plain.burn is None and plain.seats == 6
+
+
+def test_json_layout_without_card_width_leaves_the_size_to_the_detector(tmp_path):
+    lay = default_layout(4, W, H)
+    save_layout(lay, tmp_path / "l.json")
+    data = json.loads((tmp_path / "l.json").read_text())
+    del data["card_width_px"], data["bets"], data["burn"]
+    (tmp_path / "l.json").write_text(json.dumps(data))
+    back = load_layout(tmp_path / "l.json")
+    assert not back.card_width_known and back.bets == {} and back.burn is None
+    assert back.zone_at(tuple(lay.to_image([lay.seat_anchors[3]])[0])) == ("seat", 3)
+
+
+def test_detect_and_calibrate_take_the_json_form(tmp_path):
+    scene, _ = _marker_scene(0.02)
+    frame, truth = render(scene, W, H, seed=2)
+    img = tmp_path / "table.png"
+    cv2.imwrite(str(img), frame)
+    out = tmp_path / "layout.json"
+    r = run_cli("vision", "calibrate", str(img), "--seats", "6", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    data = json.loads(out.read_text())
+    assert sorted(data["seats"]) == [str(s) for s in range(1, 7)] and len(data["bets"]) == 6
+    assert load_layout(out).zone_at(tuple(truth["cards"][0]["center"])) == ("seat", 2)
+    r = run_cli("vision", "detect", str(img), "--layout", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    found = json.loads(r.stdout)["cards"]  # (the white ArUco squares are found too)
+    cx, cy = truth["cards"][0]["center"]
+    assert any(math.hypot(c["center"][0] - cx, c["center"][1] - cy) < 5 and c["face"] == "up" for c in found)
+    (tmp_path / "bad.json").write_text('{"seats": {"1": [[0, 0], [1, 1], [2, 0]]}, "board": [], "muck": []}')
+    r = run_cli("vision", "detect", str(img), "--layout", str(tmp_path / "bad.json"), "--json")
+    assert r.returncode == 2 and "bad.json" in r.stderr and "'seats'" in r.stderr

@@ -100,3 +100,157 @@ def test_bad_input_is_refused(layout):
     tr = Tracker(layout)
     with pytest.raises(ValueError, match="needs a frame"):
         tr.update({"nothing": 1}, 0.0)
+
+
+# -- a self-dealt table: folds, chips, showdown, who exposed a card, burns --------------------------
+def _feed(tr, frames, t0=0.0, dt=0.1):
+    """Each entry: (cards, chips) held for one frame; returns every line with its frame index."""
+    out = []
+    for k, (cards, chips) in enumerate(frames):
+        for line in tr.update({"cards": cards, "chips": chips, "button": None}, t0 + k * dt):
+            out.append((k, line))
+    return out
+
+
+def _hold(n, cards, chips=()):
+    return [(list(cards), [{"center": list(c)} for c in chips])] * n
+
+
+def _table_point(layout, x_mm, y_mm):
+    return tuple(layout.to_image([(x_mm, y_mm)])[0])
+
+
+def _dealt(layout, seats=(1, 2)):
+    """Two face-down cards at each seat, dealt in order, then left for two seconds."""
+    frames, cards = [], []
+    for rnd in range(2):
+        for s in seats:
+            x, y = _seat_point(layout, s)
+            cards = [*cards, _card(x + 20 * rnd, y + 10 * rnd)]
+            frames += _hold(4, cards)
+    return frames, cards
+
+
+def test_fold_needs_the_cards_on_the_muck_not_only_gone(layout):
+    tr = Tracker(layout, debounce_frames=3)
+    frames, cards = _dealt(layout)
+    muck = _table_point(layout, 0, -160)
+    seat2 = [c for c in cards if layout.zone_at(tuple(c["center"])) == ("seat", 2)]
+    seat1 = [c for c in cards if c not in seat2]
+    # seat 2's cards hidden under a hand for a second: no fold; then tossed onto the muck: a fold
+    frames += _hold(10, seat1) + _hold(4, cards) + _hold(6, [*seat1, _card(*muck)])
+    lines = [ln for _k, ln in _feed(tr, frames + _hold(20, [*seat1, _card(*muck)]))]
+    assert [ln["type"] for ln in lines] == ["deal"] * 4 + ["fold_seen"]
+    assert lines[-1] == {"type": "fold_seen", "seat": 2}
+
+
+def test_chips_seen_once_per_push_into_the_betting_area(layout):
+    tr = Tracker(layout, debounce_frames=3)
+    frames, cards = _dealt(layout)
+    bet3 = _table_point(layout, *_bet_point(layout, 1))
+    bet3b = (bet3[0] + 30, bet3[1])
+    stack = _table_point(layout, *layout.seat_anchors[2])  # chips behind the cards: not a bet
+    frames += _hold(6, cards, [stack]) + _hold(6, cards, [stack, bet3])
+    frames += _hold(1, cards, [stack]) + _hold(6, cards, [stack, bet3])  # one frame missed: nothing
+    frames += _hold(6, cards, [stack, bet3, bet3b])  # a raise: more chips
+    frames += _hold(6, cards, [stack]) + _hold(6, cards, [stack, bet3])  # gathered, then a new bet
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    assert [ln for ln in lines if ln["type"] == "chips_seen"] == [{"type": "chips_seen", "seat": 1}] * 3
+
+
+def _bet_point(layout, seat):
+    """The middle of a seat's betting area, in table mm."""
+    return tuple(layout.bets[seat].mean(axis=0))
+
+
+def test_turned_up_cards_dealer_during_the_deal_player_after_it_show_after_the_river(layout):
+    tr = Tracker(layout, debounce_frames=2)
+    s1, s2 = _seat_point(layout, 1), _seat_point(layout, 2)
+    # during the deal (seat 2 holds one card): the dealer turned it over
+    frames = _hold(3, [_card(*s1)]) + _hold(3, [_card(*s1), _card(*s2)])
+    frames += _hold(3, [_card(*s1), _card(*s2, "up", "9h")])
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    assert lines[-1] == {"type": "expose", "seat": 2, "card": "9h", "by": "dealer"}
+
+    tr = Tracker(layout, debounce_frames=2, show_wait_s=1.0)
+    frames, cards = _dealt(layout)
+    frames += _hold(12, cards)  # the deal is over
+    up = [dict(c) for c in cards]
+    first_at_1 = next(i for i, c in enumerate(up) if layout.zone_at(tuple(c["center"])) == ("seat", 1))
+    up[first_at_1] = {**up[first_at_1], "face": "up", "code": "Ah"}
+    frames += _hold(15, up)
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    assert lines[-1] == {"type": "expose", "seat": 1, "card": "Ah", "by": "player"}
+
+    tr = Tracker(layout, debounce_frames=2)
+    frames, cards = _dealt(layout)
+    board = [
+        _card(*_table_point(layout, dx, 0.0), "up", c)
+        for dx, c in zip((-146, -73, 0, 73, 146), ["2c", "3c", "4c", "5c", "6c"], strict=True)
+    ]
+    frames += _hold(6, cards + board[:3]) + _hold(6, cards + board[:4]) + _hold(6, cards + board)
+    shown = [
+        {**c, "face": "up", "code": code} for c, code in zip(cards, ["Ks", "Qs", "Kd", "Qd"], strict=True)
+    ]
+    frames += _hold(6, shown + board)
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    shows = [ln for ln in lines if ln["type"] == "show"]
+    assert shows == [
+        {"type": "show", "seat": 1, "cards": ["Ks", "Kd"]},
+        {"type": "show", "seat": 2, "cards": ["Qs", "Qd"]},
+    ]
+    assert not any(ln["type"] == "expose" for ln in lines)
+
+
+def test_unsure_reading_is_no_card_code_but_still_a_card(layout):
+    tr = Tracker(layout, debounce_frames=2, min_confidence=0.5)
+    s3 = _seat_point(layout, 3)
+    unsure = {**_card(*s3, "up", "Kd"), "confidence": 0.31}
+    lines = [ln for _k, ln in _feed(tr, _hold(12, [unsure]))]
+    assert lines == [{"type": "deal", "seat": 3, "face": "up"}]
+    sure = {**unsure, "confidence": 0.9}
+    tr = Tracker(layout, debounce_frames=2, min_confidence=0.5)
+    assert [ln for _k, ln in _feed(tr, _hold(4, [sure]))] == [{"type": "deal", "seat": 3, "card": "Kd"}]
+
+
+def test_burn_before_each_street_and_a_boxed_card(layout):
+    tr = Tracker(layout, debounce_frames=2)
+    frames, cards = _dealt(layout)
+    burn = tuple(layout.to_image([layout.burn.mean(axis=0)])[0])
+    muck = _table_point(layout, 0, -160)
+    frames += _hold(4, [*cards, _card(*muck, "up", "7d")])  # found face up in the deck, put aside
+    base = [*cards, _card(*muck, "up", "7d")]
+    frames += _hold(4, [*base, _card(*burn)])
+    flop = [
+        _card(*_table_point(layout, dx, 0.0), "up", c)
+        for dx, c in zip((-146, -73, 0), ["2c", "3c", "4c"], strict=True)
+    ]
+    frames += _hold(6, [*base, _card(*burn), *flop])
+    # the burn pile shifts (seen as another card): still one burn for the flop
+    frames += _hold(4, [*base, _card(*burn), _card(burn[0] + 25, burn[1] + 20), *flop])
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    assert [ln["type"] for ln in lines][4:] == ["boxed", "burn", "board"]
+    assert lines[4] == {"type": "boxed", "card": "7d"}
+
+
+def test_card_lost_for_a_while_and_found_again_is_no_new_card(layout):
+    tr = Tracker(layout, debounce_frames=2, forget_after=2)
+    frames, cards = _dealt(layout)
+    frames += _hold(8, cards[:1]) + _hold(6, cards)  # three hidden far longer than forget_after
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    assert [ln["type"] for ln in lines] == ["deal"] * 4
+
+
+def test_cards_followed_sliding_onto_the_muck_are_a_fold(layout):
+    tr = Tracker(layout, debounce_frames=2)
+    frames, cards = _dealt(layout, seats=(3, 4))
+    moving = [c for c in cards if layout.zone_at(tuple(c["center"])) == ("seat", 4)]
+    rest = [c for c in cards if c not in moving]
+    muck = np.asarray(_table_point(layout, 30, -160))
+    for step in range(1, 25):  # a slow slide, a few pixels a frame: the tracker follows each card
+        f = step / 24
+        slid = [_card(*((1 - f) * np.asarray(c["center"]) + f * muck)) for c in moving]
+        frames += _hold(1, rest + slid)
+    frames += _hold(4, rest + slid)
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    assert lines[4:] == [{"type": "fold_seen", "seat": 4}]
