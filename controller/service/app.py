@@ -552,12 +552,7 @@ class TableService:
     def _log_writable(self) -> bool:
         """A small committed write: does the log take lines again?"""
         assert self.log is not None
-        try:
-            with self.log.transaction():
-                self.log.set_meta("last_write_probe", f"{time.time():.3f}")
-        except Exception:
-            return False
-        return True
+        return self.log.writable()
 
     def _announce_state(self) -> None:
         """The state straight to the broker (retained), when the outbox cannot take it (log full)."""
@@ -750,6 +745,12 @@ class TableService:
         if command.line is None:  # status: the service answers itself
             self._reply(
                 cmd, topic, {"ok": True, "command": cmd.name, "id": command.id, "state": self.state()}
+            )
+            cmd.ack()
+            return
+        if self._held:  # the log is full: say so now rather than keep the director waiting
+            self._refuse(
+                cmd, command.id, topic, "failed", "the event log is full; not applied, try again later"
             )
             cmd.ack()
             return

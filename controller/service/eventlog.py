@@ -13,7 +13,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,8 +85,10 @@ class EventLog:
             yield
         except BaseException:
             self._depth -= 1
-            if self._depth == 0:
-                self.conn.execute("ROLLBACK")
+            # SQLite may have rolled back by itself (SQLITE_FULL): the original error is the news
+            if self._depth == 0 and self.conn.in_transaction:
+                with suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
             raise
         self._depth -= 1
         if self._depth == 0:
@@ -161,6 +163,20 @@ class EventLog:
 
     def set_meta(self, key: str, value: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def writable(self, room: int = 16384) -> bool:
+        """Does the log take `room` more bytes? (a committed write, removed again: the real path)"""
+        try:
+            with self.transaction():
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', hex(zeroblob(?)))",
+                    (room // 2,),
+                )
+            with self.transaction():
+                self.conn.execute("DELETE FROM meta WHERE key = 'probe'")
+        except sqlite3.Error:
+            return False
+        return True
 
     def close(self) -> None:
         self.conn.close()
