@@ -45,6 +45,7 @@ class Director:
         self.follower = StreamFollower("rulings")
         self.delivered: list[dict[str, Any]] = []
         self.received = 0
+        self.fetched = 0  # rulings passed on from a replay: what live delivery had missed
         self.status: list[bytes] = []
         self.replies: dict[str, dict[str, Any]] = {}
         self.client: aiomqtt.Client | None = None
@@ -151,7 +152,9 @@ class Director:
                 except TimeoutError:
                     continue  # the broker or the table is still coming back
                 requests += 1
-                self.delivered += self.follower.feed_all(reply["lines"])
+                fresh = self.follower.feed_all(reply["lines"])
+                self.fetched += len(fresh)
+                self.delivered += fresh
                 if not reply["more"] and not self.follower.behind(reply["last"]):
                     return requests
 
