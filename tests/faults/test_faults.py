@@ -190,3 +190,30 @@ async def test_service_killed_during_a_command_flood(tmp_path, broker):
 
 async def test_commands_sent_while_the_table_restarts(tmp_path, broker):
     await _restarting_table_under_commands(tmp_path, broker, signal.SIGTERM)
+
+
+async def test_a_director_that_missed_rulings_recovers_them_by_replay(tmp_path, broker):
+    """What the broker no longer has (a screen that was away, messages lost in a broker crash) the
+    table's log still has: the follower sees it is behind and `cmd/replay` fills the gap."""
+    cfg = mosquitto_table(tmp_path, broker)
+    flood = range(700)
+    async with TableService(cfg) as service:
+        for line in SEATED:
+            await service.inject(line)
+        async with Director(broker.port, cfg.prefix, identifier="early") as early:
+            await inject_flood(service, range(0, 300))
+            await drained(service)
+            await early.wait_for(lambda d: len(d.delivered) == service.ruling_no)
+        await inject_flood(
+            service, range(300, 700)
+        )  # `early` is away: the broker queues some, the log has all
+        await drained(service)
+        async with Director(broker.port, cfg.prefix, identifier="late") as late:
+            requests = await late.catch_up()
+            assert late.fetched == service.ruling_no and requests >= 2  # 500 lines per answer
+        async with Director(broker.port, cfg.prefix, identifier="early") as early_again:
+            early_again.follower.next = early.follower.next  # it remembers where it was
+            early_again.delivered = list(early.delivered)
+            await early_again.catch_up()
+    assert_exactly_once(cfg.event_log_path(), late, flood)
+    assert_exactly_once(cfg.event_log_path(), early_again, flood)
