@@ -98,7 +98,7 @@ def write_report(
         out.append("<p>No ruling was published.</p>")
     for cap in captures:
         kind = str(cap.ruling.get("type"))
-        shown = {k: v for k, v in cap.ruling.items() if k not in ("seq", "t")}
+        shown = {k: v for k, v in cap.ruling.items() if k not in ("seq", "event_seq", "ruling_seq", "t")}
         alert = (
             " alert" if kind in ALERTS or (kind == "checkin" and cap.ruling.get("accepted") is False) else ""
         )
