@@ -161,7 +161,7 @@ def write_report(
     if not captures:
         out.append("<p>No ruling was published.</p>")
     for cap, n, r in zip(captures, named, lines, strict=True):
-        shown = {k: v for k, v in cap.ruling.items() if k not in ("seq", "t")}
+        shown = {k: v for k, v in cap.ruling.items() if k not in ("seq", "event_seq", "ruling_seq", "t")}
         alert = " alert" if _is_alert(r) else ""
         out.append(
             f"<div class='ruling{alert}' id='r{cap.index}'><h3>#{cap.index} "

@@ -539,7 +539,7 @@ def ruling_matches(want: dict[str, Any] | str, ruling: dict[str, Any]) -> bool:
 
 def describe_ruling(r: dict[str, Any]) -> str:
     """One ruling as a person reads it: type first, then the fields that matter."""
-    skip = {"type", "seq", "t", "rule", "source"}
+    skip = {"type", "seq", "event_seq", "ruling_seq", "t", "rule", "source"}
     fields = ", ".join(f"{k}={_short(v)}" for k, v in r.items() if k not in skip)
     return f"{r.get('type')}({fields})" if fields else str(r.get("type"))
 

@@ -1228,7 +1228,8 @@ async def _check(sim: SimTable, step: Step, mark: int, events_mark: int) -> None
                 if time.monotonic() > deadline:
                     seen = [
                         json.dumps(
-                            {k: v for k, v in ev.items() if k not in ("seq", "t")}, separators=(",", ":")
+                            {k: v for k, v in ev.items() if k not in ("seq", "event_seq", "ruling_seq", "t")},
+                            separators=(",", ":"),
                         )
                         for ev in obs.events[events_mark:]
                     ]

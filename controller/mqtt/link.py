@@ -8,6 +8,16 @@ lost (at least once; payloads carry `seq` for de-duplication).
 
 MQTT 5 adds the response-topic and correlation-data properties to commands and replies; with MQTT
 3.1.1 (the embedded broker) the JSON payload's `reply_to` and `id` carry the same information.
+
+Commands survive a restart of the table: with an external broker the session is persistent
+(`clean_start` off and a session expiry with MQTT 5, `clean_session` off with 3.1.1), and a command
+is acknowledged to the broker only once the service has logged (or answered) it (`IncomingCommand.ack`),
+so one the table had not handled when it died is delivered again when it is back.
+
+Nothing that reaches the client may end the link: reply topics and payloads are checked before they
+are handed to paho (which raises on a wildcard or a lone surrogate), and any failure inside the
+connection, network or not, closes it (saying `offline`) and reconnects with backoff, logged once
+per cause and counted (`crashes`, `reconnects`).
 """
 
 from __future__ import annotations
@@ -16,12 +26,13 @@ import asyncio
 import contextlib
 import logging
 import ssl
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from controller.mqtt.outbox import Outbox
-from controller.mqtt.topics import TableTopics
+from controller.mqtt.topics import TableTopics, valid_topic_name
 
 log = logging.getLogger("smart_table.mqtt")
 
@@ -57,6 +68,12 @@ class LinkSettings:
     protocol: str = "5"  # "5" or "3.1.1"
     keepalive: int = 30
     client_id: str = ""
+    # seconds the broker keeps the table's session (and its unacknowledged commands); 0: clean sessions
+    session_expiry: int = 0
+
+
+def _no_ack() -> None:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +82,8 @@ class IncomingCommand:
     payload: bytes
     response_topic: str | None = None
     correlation: bytes | None = None
+    # tell the broker the command is handled (logged or answered); until then it is redelivered
+    ack: Callable[[], None] = _no_ack
 
 
 class MqttLink:
@@ -89,8 +108,14 @@ class MqttLink:
         self.sent = 0
         self._wake = asyncio.Event()
         self._client: Any = None
-        self._replies: asyncio.Queue[tuple[str, bytes, bytes | None]] = asyncio.Queue(maxsize=1024)
+        self._replies: asyncio.Queue[tuple[str, bytes, bytes | None, bool]] = asyncio.Queue(maxsize=1024)
         self.replies_dropped = 0
+        self.crashes = 0  # failures inside the link that were not the network's (bugs, bad data)
+        self._crash_times: list[float] = []
+        self.reconnects = 0
+        self.connected_at: float | None = None
+        self.down_since: float | None = None  # monotonic time the link last went down
+        self._last_cause = ""
         self._shed = _ShedCounter()
         self._client_log = logging.getLogger("smart_table.mqtt.client")
         self._client_log.addFilter(self._shed)
@@ -118,12 +143,20 @@ class MqttLink:
             "timeout": 10,
             "logger": self._client_log,
         }
+        persistent = s.session_expiry > 0 and bool(s.client_id)
         if s.protocol == "5":
             kwargs["protocol"] = aiomqtt.ProtocolVersion.V5
-            kwargs["clean_start"] = True
+            kwargs["clean_start"] = not persistent
+            if persistent:
+                from paho.mqtt.packettypes import PacketTypes
+                from paho.mqtt.properties import Properties
+
+                properties = Properties(PacketTypes.CONNECT)
+                properties.SessionExpiryInterval = s.session_expiry
+                kwargs["properties"] = properties
         else:
             kwargs["protocol"] = aiomqtt.ProtocolVersion.V311
-            kwargs["clean_session"] = True
+            kwargs["clean_session"] = not persistent
         if s.username:
             kwargs["username"] = s.username
             kwargs["password"] = s.password or None
@@ -139,41 +172,98 @@ class MqttLink:
         return kwargs
 
     async def run(self) -> None:
-        """Connect, serve, reconnect: forever (cancel to stop)."""
+        """Connect, serve, reconnect: forever (cancel to stop). Nothing inside may end this loop."""
         import aiomqtt
 
         delay = 0.2
         while True:
             try:
-                async with aiomqtt.Client(**self._client_kwargs()) as client:
-                    self._client = client
-                    client.pending_calls_threshold = 4 * self.window
-                    # subscribe first: a director who sees `online` can send a command at once
-                    await client.subscribe(self.topics.commands, qos=1)
-                    await client.publish(self.topics.status, b"online", qos=1, retain=True)
-                    self.connected = True
-                    delay = 0.2
-                    self.on_status("ok", f"connected to {self.settings.host}:{self.settings.port}")
-                    log.info(
-                        "event=mqtt_connected host=%s port=%d backlog=%d",
-                        self.settings.host,
-                        self.settings.port,
-                        len(self.outbox),
-                    )
-                    async with asyncio.TaskGroup() as group:
-                        group.create_task(self._drain(client))
-                        group.create_task(self._receive(client))
-                        group.create_task(self._send_replies(client))
-            except* (aiomqtt.MqttError, OSError, TimeoutError) as group_exc:
-                reason = "; ".join(str(e) for e in group_exc.exceptions)[:200]
-                self.connected = False
-                self._client = None
-                self.on_status("failed", f"broker unreachable: {reason}; outbox {len(self.outbox)} waiting")
-                log.warning("event=mqtt_disconnected reason=%r retry_in=%.1f", reason, delay)
-            self.connected = False
-            self._client = None
+                await self._serve_once(aiomqtt)
+                cause, network = "connection closed", True
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # an ExceptionGroup, a bug, bad data: reconnect all the same
+                cause, network = self._cause(exc, aiomqtt)
+                if not network:
+                    self.crashes += 1
+                    self._crash_times = [*self._crash_times[-15:], time.monotonic()]
+            if self.connected_at is not None:  # it was up: retry soon
+                delay = 0.2
+            self._went_down(cause, network, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
+
+    def crash_looping(self, count: int, window: float) -> bool:
+        """`count` failures of our own within `window` seconds, with no connection lasting since."""
+        recent = [t for t in self._crash_times if time.monotonic() - t < window]
+        return len(recent) >= count
+
+    def _cause(self, exc: BaseException, aiomqtt: Any) -> tuple[str, bool]:
+        """What ended the connection, and whether it was the network (else: a fault of ours)."""
+        leaves: list[BaseException] = []
+
+        def flatten(e: BaseException) -> None:
+            if isinstance(e, BaseExceptionGroup):
+                for inner in e.exceptions:
+                    flatten(inner)
+            else:
+                leaves.append(e)
+
+        flatten(exc)
+        network = all(isinstance(e, aiomqtt.MqttError | OSError | TimeoutError) for e in leaves)
+        cause = "; ".join(f"{type(e).__name__}: {e}" for e in leaves)
+        return cause.encode("utf-8", "replace").decode()[:200], network
+
+    def _went_down(self, cause: str, network: bool, delay: float) -> None:
+        self.connected = False
+        self._client = None
+        self.connected_at = None
+        if self.down_since is None:
+            self.down_since = time.monotonic()
+        what = "broker unreachable" if network else "link failed"
+        self.on_status("failed", f"{what}: {cause}; outbox {len(self.outbox)} waiting")
+        if cause != self._last_cause:  # once per cause, not once per retry
+            self._last_cause = cause
+            level = logging.WARNING if network else logging.ERROR
+            log.log(
+                level, "event=mqtt_disconnected network=%s reason=%r retry_in=%.1f", network, cause, delay
+            )
+
+    async def _serve_once(self, aiomqtt: Any) -> None:
+        client = aiomqtt.Client(**self._client_kwargs())
+        # acknowledge a command only once it is handled (IncomingCommand.ack): redelivered otherwise
+        client._client.manual_ack_set(True)
+        async with client:
+            self._client = client
+            client.pending_calls_threshold = 4 * self.window
+            try:
+                # subscribe first: a director who sees `online` can send a command at once
+                await client.subscribe(self.topics.commands, qos=1)
+                await client.publish(self.topics.status, b"online", qos=1, retain=True)
+                self.connected = True
+                self.connected_at = time.monotonic()
+                self.down_since = None
+                self.reconnects += 1
+                self._last_cause = ""
+                self.on_status("ok", f"connected to {self.settings.host}:{self.settings.port}")
+                log.info(
+                    "event=mqtt_connected host=%s port=%d backlog=%d",
+                    self.settings.host,
+                    self.settings.port,
+                    len(self.outbox),
+                )
+                async with asyncio.TaskGroup() as group:
+                    group.create_task(self._drain(client))
+                    group.create_task(self._receive(client))
+                    group.create_task(self._send_replies(client))
+            except BaseException as exc:
+                # not the network's fault: the connection is still up, so say `offline` ourselves
+                # (a clean DISCONNECT suppresses the Last Will) before closing and starting again
+                if not isinstance(exc, asyncio.CancelledError) and not self._cause(exc, aiomqtt)[1]:
+                    self.connected = False
+                    with contextlib.suppress(Exception):
+                        await client.publish(self.topics.status, b"offline", qos=1, retain=True, timeout=2)
+                raise
 
     async def _drain(self, client: Any) -> None:
         while True:
@@ -200,17 +290,45 @@ class MqttLink:
             response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
             correlation = getattr(props, "CorrelationData", None) if props is not None else None
             payload = message.payload if isinstance(message.payload, bytes) else str(message.payload).encode()
+            ack = self._acker(client, message.mid, message.qos)
             try:
-                self.on_command(IncomingCommand(name, payload, response_topic, correlation))
+                self.on_command(IncomingCommand(name, payload, response_topic, correlation, ack))
             except Exception:  # a bug in one command must not drop the connection
-                log.exception("event=command_handler_failed command=%s", name)
+                log.exception("event=command_handler_failed command=%s", name[:40])
+                ack()
 
-    def reply(self, topic: str, payload: bytes, correlation: bytes | None = None) -> None:
-        """Queue a reply; replies are not durable (the asker waits for them now or not at all)."""
+    def _acker(self, client: Any, mid: int, qos: int) -> Callable[[], None]:
+        """Acknowledge once, and only on the connection the command came in on."""
+        done = False
+
+        def ack() -> None:
+            nonlocal done
+            if done or qos == 0 or self._client is not client:
+                return
+            done = True
+            with contextlib.suppress(Exception):
+                client._client.ack(mid, qos)
+
+        return ack
+
+    def reply(
+        self, topic: str, payload: bytes, correlation: bytes | None = None, retain: bool = False
+    ) -> bool:
+        """Queue a reply (or an announcement that cannot wait for the outbox: the log is full).
+
+        Not durable (the asker waits for it now or not at all). A topic the table may not publish to
+        is dropped here, counted, never handed to the client: paho raises on it.
+        """
+        if not (isinstance(topic, str) and valid_topic_name(topic)) or not isinstance(payload, bytes):
+            self.replies_dropped += 1
+            log.warning("event=reply_dropped reason=invalid_topic topic=%r", ascii(topic)[:120])
+            return False
         try:
-            self._replies.put_nowait((topic, payload, correlation))
+            self._replies.put_nowait((topic, payload, correlation, retain))
         except asyncio.QueueFull:
             self.replies_dropped += 1
+            return False
+        return True
 
     async def _send_replies(self, client: Any) -> None:
         """Replies in order, up to `window` awaiting their PUBACK at once."""
@@ -220,8 +338,8 @@ class MqttLink:
                 batch.append(self._replies.get_nowait())
             await asyncio.gather(
                 *(
-                    client.publish(t, p, qos=1, properties=self._reply_properties(c), timeout=30)
-                    for t, p, c in batch
+                    client.publish(t, p, qos=1, retain=r, properties=self._reply_properties(c), timeout=30)
+                    for t, p, c, r in batch
                 )
             )
 

@@ -60,14 +60,29 @@ class TableTopics:
             return topic[len(head) :]
         return None
 
-    def reply_allowed(self, topic: str) -> bool:
-        """Replies go under the table's own prefix only (its ACL allows nothing else)."""
+    def reply_allowed(self, topic: object) -> bool:
+        """Replies go under the table's own prefix only (its ACL allows nothing else), to a topic
+        name a client may publish to: a wildcard or an unencodable string there would make the MQTT
+        client raise and, before this check, ended the link (issue 15)."""
+        if not isinstance(topic, str) or not valid_topic_name(topic):
+            return False
         return topic == self.reply or topic.startswith(self.reply + "/")
 
 
+def encodable(text: str) -> bool:
+    """UTF-8 can carry it (a lone surrogate, which JSON's `\\ud800` can smuggle in, cannot)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def valid_topic_name(topic: str) -> bool:
-    """A topic a client may publish to: non-empty, no wildcards, no NUL."""
-    return bool(topic) and not any(c in topic for c in "+#\0") and len(topic.encode()) <= 65535
+    """A topic a client may publish to: non-empty, UTF-8, no wildcards, no NUL."""
+    if not topic or any(c in topic for c in "+#\0") or not encodable(topic):
+        return False
+    return len(topic.encode()) <= 65535
 
 
 def valid_topic_filter(flt: str) -> bool:

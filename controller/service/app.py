@@ -7,22 +7,32 @@ One task owns the engine. It takes lines from the per-source inbox in batches, f
 engine, and writes inputs, outputs and the MQTT outbox rows in one SQLite transaction; only then are
 the outputs shown on the panel, released to MQTT and answered to whoever asked. The engine is pure,
 so at start the logged inputs are fed again and the table is exactly as it was before the restart.
+
+The log is the truth: when a batch cannot be written (disk full, a string SQLite cannot encode) the
+engine is rebuilt from the log and the batch is tried line by line, so the engine never holds a
+change the log does not; a line the log refuses is answered with an error, and while the log is full
+the table is `degraded` (said over MQTT directly, since the outbox lives in the same file) and the
+device lines wait until it takes them again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import json
 import logging
 import os
+import sqlite3
 import time
+from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from controller.mqtt.link import IncomingCommand, LinkSettings, MqttLink
 from controller.mqtt.outbox import Outbox
-from controller.mqtt.topics import TableTopics
+from controller.mqtt.topics import TableTopics, encodable
 from controller.service.commands import CommandError, parse_command, peek_envelope
 from controller.service.config import Config, read_secret
 from controller.service.eventlog import EventLog
@@ -35,10 +45,18 @@ from controller.service.sources import CameraSource, NfcSource, PanelLink, super
 
 log = logging.getLogger("smart_table.service")
 BATCH = 64
+# a core task (engine, state, MQTT link) failing this often within CRASH_WINDOW seconds is a table
+# that cannot recover by itself: the watchdog ping is withheld and systemd restarts the service
+CRASH_LOOP = 5
+CRASH_WINDOW = 60.0
 
 
 class ServiceError(RuntimeError):
     """The service cannot start (the message says what to change)."""
+
+
+class LogRefused(ServiceError):
+    """The event log did not take this line (the message says why); the table is unchanged."""
 
 
 class EngineUnavailable:
@@ -52,7 +70,35 @@ class EngineUnavailable:
 
 
 def _payload(line: dict[str, Any]) -> bytes:
-    return json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode()
+    """JSON for MQTT; a string UTF-8 cannot carry (a lone surrogate) becomes `?`, never an exception."""
+    return json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace")
+
+
+def unencodable_field(value: Any, where: str = "") -> str | None:
+    """The path of the first string in `value` that UTF-8 cannot carry, or None when all can."""
+    if isinstance(value, str):
+        return None if encodable(value) else where or "line"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            key = str(k)
+            if not encodable(key):
+                return f"{where}.{key!a}" if where else ascii(key)
+            found = unencodable_field(v, f"{where}.{key}" if where else key)
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = unencodable_field(v, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def log_is_full(exc: BaseException) -> bool:
+    """SQLite or the file system ran out of room (as opposed to a line that cannot be written)."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return isinstance(exc, sqlite3.OperationalError | sqlite3.DatabaseError) and "full" in str(exc).lower()
 
 
 class TableService:
@@ -77,6 +123,14 @@ class TableService:
         self.broker: Any = None
         self.line_no = 0
         self.last_seq = 0
+        # gap-free numbers of the lines published on `events` and on `rulings` (see docs/mqtt.md)
+        self.event_no = 0
+        self.ruling_no = 0
+        self.log_refused = 0  # lines the event log did not take (unencodable, or the log was full)
+        self.rebuilds = 0  # times the engine was rebuilt from the log after a failed write
+        self._held: list[Item] = []  # device lines waiting for room in the log
+        self._crashes: dict[str, deque[float]] = {}
+        self._panel_seen: Any = None
         self.replayed = 0
         self.replay_mismatches = 0
         self.ready_after: float | None = None
@@ -105,8 +159,8 @@ class TableService:
         self._replay()
         await self._start_mqtt()
         self._tasks += [
-            asyncio.create_task(self._engine_loop(), name="engine"),
-            asyncio.create_task(self._state_loop(), name="state"),
+            asyncio.create_task(self._keep_running("engine", self._engine_loop), name="engine"),
+            asyncio.create_task(self._keep_running("state", self._state_loop), name="state"),
             asyncio.create_task(self._watchdog(), name="watchdog"),
         ]
         for source in (self.camera, self.panel, self.nfc):
@@ -183,40 +237,82 @@ class TableService:
             log.exception("event=engine_failure line=%d type=%s", line_no, line.get("type"))
             return [{"type": "error", "line": line_no, "message": f"engine failure: {type(exc).__name__}"}]
 
-    def _replay(self) -> None:
-        """Feed the logged inputs again; check the outputs against the logged ones."""
+    def _replay(self, rebuild: bool = False) -> None:
+        """Feed the logged inputs again; check the outputs against the logged ones.
+
+        At start this also numbers the published lines of a log written before `event_seq` and
+        `ruling_seq` existed. With `rebuild` (a write failed) the engine and the view are made anew
+        from the log, and the panel is left as it is (it shows only what was logged).
+        """
         assert self.log is not None
         t0 = time.monotonic()
         expected: list[dict[str, Any]] = []
         got: list[dict[str, Any]] = []
         first_mismatch: int | None = None
+        mismatches = 0
+        numbering: list[tuple[int, int]] = []
+        event_no = ruling_no = 0
+        pending_in: Any = None  # the last input row, numbered once its outputs are known
 
         def settle(line_no: int | None) -> None:
-            nonlocal first_mismatch
+            nonlocal first_mismatch, mismatches, event_no, pending_in
             if got != expected:
-                self.replay_mismatches += 1
+                mismatches += 1
                 if first_mismatch is None:
                     first_mismatch = line_no
+            if pending_in is not None:
+                row, accepted = pending_in
+                if row.pub is not None:
+                    event_no = max(event_no, row.pub)
+                elif accepted:
+                    event_no += 1
+                    numbering.append((row.seq, event_no))
+                pending_in = None
             expected.clear()
             got.clear()
 
         current: int | None = None
-        for row in self.log.lines(("in", "out")):
+        line_no = 0
+        for row in self.log.lines(("in", "out", "info")):
             self.last_seq = row.seq
             if row.kind == "out":
                 expected.append(row.line)
+                if row.pub is not None:
+                    ruling_no = max(ruling_no, row.pub)
+                else:
+                    ruling_no += 1
+                    numbering.append((row.seq, ruling_no))
                 continue
             settle(current)
+            if row.kind == "info":
+                if row.pub is not None:
+                    event_no = max(event_no, row.pub)
+                else:
+                    event_no += 1
+                    numbering.append((row.seq, event_no))
+                continue
             current = row.line_no
-            self.line_no = row.line_no or self.line_no + 1
-            outs = self._feed(row.line, self.line_no)
+            line_no = row.line_no or line_no + 1
+            outs = self._feed(row.line, line_no)
             got.extend(outs)
-            if self._fold(row.line, outs):
-                self.panel.on_line(row.line)
-            for out in outs:
-                self.panel.on_line(out)
-            self.replayed += 1
+            accepted = self._fold(row.line, outs)
+            pending_in = (row, accepted)
+            if not rebuild:
+                if accepted:
+                    self.panel.on_line(row.line)
+                for out in outs:
+                    self.panel.on_line(out)
+                self.replayed += 1
         settle(current)
+        self.line_no = line_no
+        self.event_no, self.ruling_no = event_no, ruling_no
+        if numbering:
+            with self.log.transaction():
+                for seq, pub in numbering:
+                    self.log.set_pub(seq, pub)
+        if rebuild:
+            return
+        self.replay_mismatches = mismatches
         if self.replay_mismatches and not isinstance(self.engine, EngineUnavailable):
             self.health.part("engine").set(
                 "degraded",
@@ -227,6 +323,18 @@ class TableService:
             self.replayed,
             time.monotonic() - t0,
             self.replay_mismatches,
+        )
+
+    def _rebuild(self, cause: BaseException) -> None:
+        """A write failed after the engine had taken the batch: make the engine the log's again."""
+        self.rebuilds += 1
+        self.view = TableView(self.cfg.table.seats)
+        self._open_engine()
+        self._replay(rebuild=True)
+        log.warning(
+            "event=engine_rebuilt_from_log cause=%r lines=%d",
+            f"{type(cause).__name__}: {cause}"[:200],
+            self.line_no,
         )
 
     def _fold(self, line: dict[str, Any], outs: list[dict[str, Any]]) -> bool:
@@ -270,11 +378,52 @@ class TableService:
             protocol=protocol,
             keepalive=b.keepalive,
             client_id=b.client_id or f"smart-table-{self.cfg.table.venue}-{self.cfg.table.id}",
+            # the embedded broker keeps no sessions; Mosquitto keeps commands sent while we restart
+            session_expiry=0 if self.broker is not None else b.session_expiry,
         )
         part = self.health.part("mqtt")
         self.link = MqttLink(settings, self.topics, self.outbox, self._on_command, on_status=part.set)
-        self._tasks.append(asyncio.create_task(self.link.run(), name="mqtt"))
+        self._tasks.append(asyncio.create_task(self._keep_running("mqtt", self.link.run), name="mqtt"))
         self._state_dirty = True
+
+    async def _keep_running(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
+        """Supervise a core task: a failure is logged once with its cause, counted in health
+        (`restarts`), and the task restarted with backoff; a crash loop withholds the watchdog."""
+        delay = 0.2
+        last_cause = ""
+        while True:
+            started = time.monotonic()
+            try:
+                await run()
+                cause = "returned"
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                cause = f"{type(exc).__name__}: {exc}".encode("utf-8", "replace").decode()[:200]
+            crashes = self._crashes.setdefault(name, deque(maxlen=CRASH_LOOP))
+            crashes.append(time.monotonic())
+            part = self.health.part(name)
+            part.count("restarts")
+            if cause != last_cause:
+                log.error("event=task_failed task=%s cause=%r retry_in=%.1f", name, cause, delay)
+                last_cause = cause
+            part.set("failed", f"task failed ({cause}); restarting")
+            if time.monotonic() - started > CRASH_WINDOW:
+                delay = 0.2
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    def crash_looping(self) -> list[str]:
+        """Core tasks (and the MQTT link inside its task) failing faster than they recover."""
+        now = time.monotonic()
+        looping = [
+            name
+            for name, times in self._crashes.items()
+            if len(times) >= CRASH_LOOP and now - times[0] < CRASH_WINDOW
+        ]
+        if self.link is not None and self.link.crash_looping(CRASH_LOOP, CRASH_WINDOW):
+            looping.append("mqtt-link")
+        return looping
 
     async def _wait_devices(self) -> None:
         """READY once every device is open or has said why not (bounded by service.ready_timeout)."""
@@ -287,6 +436,11 @@ class TableService:
 
     def _emitter(self, source: str) -> Any:
         async def emit(line: dict[str, Any], kind: str = "in") -> None:
+            bad = unencodable_field(line)
+            if bad is not None:  # never reaches the log, MQTT or the panel
+                self.health.part(source).count("lines_refused")
+                log.warning("event=line_refused source=%s field=%s reason=unencodable", source, bad)
+                return
             await self.inbox.put(Item(source, line, kind=kind, t=time.time()))
 
         return emit
@@ -300,6 +454,9 @@ class TableService:
                 raise ValueError(f"inject: not JSON: {exc.msg} at column {exc.colno}") from None
         if not isinstance(line, dict):
             raise ValueError("inject: expected a JSON object")
+        bad = unencodable_field(line)
+        if bad is not None:
+            raise ValueError(f"inject: {bad}: not valid Unicode (a lone surrogate); line not applied")
         kind = "info" if line.get("type") == "checkin" else "in"
         future: asyncio.Future[list[dict[str, Any]]] = asyncio.get_running_loop().create_future()
         await self.inbox.put(Item(source, line, kind=kind, future=future, t=time.time()))
@@ -312,74 +469,174 @@ class TableService:
     # -- the engine task ---------------------------------------------------------------------------
 
     async def _engine_loop(self) -> None:
+        delay = 0.5
         while True:
             self._last_progress = time.monotonic()
-            batch = await self.inbox.get_batch(BATCH)
+            if self._held:
+                if not self._log_writable():  # still full: wait for room, announce it
+                    self._announce_state()
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+                    continue
+                batch, self._held = self._held, []
+            else:
+                batch = await self.inbox.get_batch(BATCH)
             try:
                 results = self._process(batch)
-            except Exception as exc:  # the log is unwritable (disk full...): refuse, keep running
-                log.exception("event=batch_failed items=%d", len(batch))
-                self.health.part("event_log").set("failed", f"{type(exc).__name__}: {exc}"[:200])
-                for item in batch:
-                    if item.future is not None and not item.future.done():
-                        item.future.set_exception(ServiceError(f"event log unwritable: {exc}"))
-                await asyncio.sleep(0.5)
-                continue
-            if self.health.part("event_log").status != "ok":
-                self.health.part("event_log").set("ok", str(self.cfg.event_log_path()))
+            except Exception as exc:
+                results = self._recover(batch, exc)
+            else:
+                delay = 0.5
+                part = self.health.part("event_log")
+                if part.status != "ok":
+                    part.set("ok", str(self.cfg.event_log_path()))
             self._last_progress = time.monotonic()
-            assert self.link is not None
-            self.link.wake()
-            for item, outs in results:
-                if item.meta.get("accepted"):
-                    self.panel.on_line(item.line)
-                for out in outs:
-                    self.panel.on_line(out)
-                    self.camera.on_output(out)
-                if item.kind == "info":
-                    self.panel.on_line(item.line)
-                if item.future is not None and not item.future.done():
-                    item.future.set_result(outs)
+            self._released(results)
             await asyncio.sleep(0)
 
+    def _released(self, results: list[tuple[Item, list[dict[str, Any]]]]) -> None:
+        """What was committed goes out: panel, camera tracker, MQTT, the askers."""
+        assert self.link is not None
+        self.link.wake()
+        for item, outs in results:
+            if item.meta.get("accepted"):
+                self.panel.on_line(item.line)
+            for out in outs:
+                self.panel.on_line(out)
+                self.camera.on_output(out)
+            if item.kind == "info":
+                self.panel.on_line(item.line)
+            if item.future is not None and not item.future.done():
+                item.future.set_result(outs)
+
+    def _recover(self, batch: list[Item], exc: BaseException) -> list[tuple[Item, list[dict[str, Any]]]]:
+        """A batch the log did not take: rebuild the engine from the log, then line by line.
+
+        A line the log refuses alone is answered with an error (it is not applied). When the log is
+        full, the lines that have an asker are refused (they can ask again) and the device lines are
+        held, in order, until the log takes them again: nothing the table saw is lost.
+        """
+        log.warning("event=batch_failed items=%d cause=%r", len(batch), f"{type(exc).__name__}: {exc}"[:200])
+        self._rebuild(exc)
+        results: list[tuple[Item, list[dict[str, Any]]]] = []
+        for k, item in enumerate(batch):
+            try:
+                results += self._process([item])
+                continue
+            except Exception as one:
+                self._rebuild(one)
+                if log_is_full(one):
+                    self._log_full(one, batch[k:])
+                    break
+                self._refuse_item(item, f"the event log did not take this line ({type(one).__name__}: {one})")
+        return results
+
+    def _log_full(self, exc: BaseException, rest: list[Item]) -> None:
+        held = [item for item in rest if item.future is None]
+        for item in rest:
+            if item.future is not None:
+                self._refuse_item(item, "the event log is full; not applied, try again when the table is ok")
+        self._held = held + self._held
+        self.health.part("event_log").set(
+            "degraded",
+            f"full ({type(exc).__name__}: {exc}); {len(self._held)} device line(s) waiting, commands refused",
+        )
+        self._announce_state()
+
+    def _refuse_item(self, item: Item, reason: str) -> None:
+        self.log_refused += 1
+        self.health.part("event_log").count("lines_refused")
+        log.warning(
+            "event=line_refused source=%s type=%r reason=%r", item.source, item.line.get("type"), reason[:200]
+        )
+        if item.future is not None and not item.future.done():
+            item.future.set_exception(LogRefused(reason))
+
+    def _log_writable(self) -> bool:
+        """A small committed write: does the log take lines again?"""
+        assert self.log is not None
+        return self.log.writable()
+
+    def _announce_state(self) -> None:
+        """The state straight to the broker (retained), when the outbox cannot take it (log full)."""
+        if self.link is not None:
+            self.link.reply(self.topics.state, _payload(self.state()), retain=True)
+            self._panel_seen = self.panel.describe()
+
     def _process(self, batch: list[Item]) -> list[tuple[Item, list[dict[str, Any]]]]:
-        """Engine + log + outbox for a batch, in one transaction (pure CPU and SQLite, no awaits)."""
+        """Engine + log + outbox for a batch, in one transaction (pure CPU and SQLite, no awaits).
+
+        The counters are the service's only once the transaction is committed; on an exception the
+        engine has taken lines the log has not, and the caller rebuilds it (`_recover`).
+        """
         assert self.log is not None and self.outbox is not None
         results: list[tuple[Item, list[dict[str, Any]]]] = []
-        line_no = self.line_no
+        line_no, event_no, ruling_no, last_seq = self.line_no, self.event_no, self.ruling_no, self.last_seq
         with self.log.transaction():
             for item in batch:
                 line, t = item.line, item.t or time.time()
                 if item.kind == "info":
-                    seq = self.log.append("info", item.source, line, t=t)
-                    self._publish(self.topics.events, line, seq, t, item.source)
+                    event_no += 1
+                    seq = self.log.append("info", item.source, line, t=t, pub=event_no)
+                    self._publish(self.topics.events, line, seq, t, item.source, ("event_seq", event_no))
+                    last_seq = max(last_seq, seq)
                     results.append((item, []))
                     continue
+                cmd_key = item.meta.get("cmd_id")
+                if cmd_key is not None:
+                    earlier = self.log.command_outputs(cmd_key)
+                    if earlier is not None:  # delivered again (the broker redelivers unacked ones)
+                        item.meta["duplicate"] = True
+                        results.append((item, earlier))
+                        continue
                 line_no += 1
-                seq = self.log.append("in", item.source, line, line_no, t=t)
                 outs = self._feed(line, line_no)
                 accepted = self._fold(line, outs)
                 item.meta["accepted"] = accepted
                 if accepted:
-                    self._publish(self.topics.events, line, seq, t, item.source)
+                    event_no += 1
+                seq = self.log.append(
+                    "in", item.source, line, line_no, t=t, pub=event_no if accepted else None
+                )
+                if accepted:
+                    self._publish(self.topics.events, line, seq, t, item.source, ("event_seq", event_no))
+                last_seq = max(last_seq, seq)
                 for out in outs:
-                    oseq = self.log.append("out", "engine", out, line_no, t=t)
-                    self._publish(self.topics.rulings, out, oseq, t, None)
-                    self.last_seq = oseq
-                self.last_seq = max(self.last_seq, seq)
+                    ruling_no += 1
+                    oseq = self.log.append("out", "engine", out, line_no, t=t, pub=ruling_no)
+                    self._publish(self.topics.rulings, out, oseq, t, None, ("ruling_seq", ruling_no))
+                    last_seq = oseq
+                if cmd_key is not None:
+                    self.log.record_command(cmd_key, seq, outs)
                 results.append((item, outs))
+            self.last_seq = last_seq  # the state document below names it
             self._put_state()
-        self.line_no = line_no
+        self.line_no, self.event_no, self.ruling_no = line_no, event_no, ruling_no
         return results
 
-    def _publish(self, topic: str, line: dict[str, Any], seq: int, t: float, source: str | None) -> None:
-        assert self.outbox is not None
+    def _public_doc(
+        self, line: dict[str, Any], seq: int, t: float, source: str | None, number: tuple[str, int]
+    ) -> dict[str, Any]:
+        """A line as published on `events` / `rulings` (and as `cmd/replay` answers it)."""
         doc = public_line(line)
         doc["seq"] = seq
+        doc[number[0]] = number[1]
         doc["t"] = round(t, 3)
         if source is not None:
             doc["source"] = source
-        self.outbox.put(topic, _payload(doc), qos=1)
+        return doc
+
+    def _publish(
+        self,
+        topic: str,
+        line: dict[str, Any],
+        seq: int,
+        t: float,
+        source: str | None,
+        number: tuple[str, int],
+    ) -> None:
+        assert self.outbox is not None
+        self.outbox.put(topic, _payload(self._public_doc(line, seq, t, source, number)), qos=1)
 
     # -- state -------------------------------------------------------------------------------------
 
@@ -398,20 +655,27 @@ class TableService:
         doc["health"] = self.health.as_dict()
         doc["panel"] = self.panel.describe()
         doc["seq"] = self.last_seq
+        doc["event_seq"] = self.event_no
+        doc["ruling_seq"] = self.ruling_no
         doc["t"] = round(time.time(), 3)
         if self.link is not None:
             mqtt = doc["health"].setdefault("mqtt", {})
-            mqtt["outbox"] = len(self.outbox) if self.outbox else 0
+            with contextlib.suppress(sqlite3.Error):
+                mqtt["outbox"] = len(self.outbox) if self.outbox else 0
             mqtt["sent"] = self.link.sent
             mqtt["commands_shed"] = self.link.commands_shed
             mqtt["replies_dropped"] = self.link.replies_dropped
+            mqtt["crashes"] = self.link.crashes
         engine = doc["health"].setdefault("engine", {})
         engine["replayed"] = self.replayed
         engine["replay_mismatches"] = self.replay_mismatches
+        engine["rebuilds"] = self.rebuilds
+        doc["health"].setdefault("event_log", {})["refused"] = self.log_refused
         return public_snapshot(doc)
 
     def _put_state(self) -> None:
         assert self.outbox is not None
+        self._panel_seen = self.panel.describe()
         self.outbox.put(self.topics.state, _payload(self.state()), qos=1, retain=True, key="state")
         self._state_dirty = False
 
@@ -419,18 +683,35 @@ class TableService:
         self._state_dirty = True
 
     async def _state_loop(self) -> None:
-        """Health changes reach the retained state within a fraction of a second (coalesced)."""
+        """Health and panel changes reach the retained state within a fraction of a second (coalesced).
+
+        The panel's scene changes after the batch that caused it was committed, so the state written
+        with the batch still names the old scene: it is written again once the panel has moved on.
+        """
         while True:
             await asyncio.sleep(0.25)
-            if self._state_dirty and self.log is not None:
+            if self.log is None:
+                continue
+            if self._panel_seen != self.panel.describe():
+                self._state_dirty = True
+            if not self._state_dirty:
+                continue
+            try:
                 with self.log.transaction():
                     self._put_state()
-                if self.link is not None:
-                    self.link.wake()
+            except Exception as exc:  # the log is full: say so straight to the broker
+                if not log_is_full(exc):
+                    raise
+                self._announce_state()
+                self._state_dirty = False
+            if self.link is not None:
+                self.link.wake()
 
     # -- director commands -------------------------------------------------------------------------
 
     def _on_command(self, cmd: IncomingCommand) -> None:
+        """Validate, queue for the engine, answer; the broker hears the command is handled (ack) only
+        once it is logged or answered, so one the table dies holding is delivered again."""
         part = self.health.part("mqtt")
         part.count("commands")
         try:
@@ -444,6 +725,7 @@ class TableService:
         except CommandError as exc:
             ident, reply_to = peek_envelope(cmd.payload)
             self._refuse(cmd, ident, reply_to, exc.code, str(exc))
+            cmd.ack()
             return
         topic = cmd.response_topic or command.reply_to or self.topics.reply
         if not self.topics.reply_allowed(topic):
@@ -452,30 +734,70 @@ class TableService:
                 command.id,
                 None,
                 "invalid",
-                f"reply topic {topic!r} is not under {self.topics.reply}/ (the table may publish only there)",
+                f"reply topic {topic!a} is not under {self.topics.reply}/ (the table may publish only there)",
             )
+            cmd.ack()
+            return
+        if command.name == "replay":
+            assert command.args is not None
+            self._reply(
+                cmd, topic, {"ok": True, "command": cmd.name, "id": command.id, **self.replay(**command.args)}
+            )
+            cmd.ack()
             return
         if command.line is None:  # status: the service answers itself
             self._reply(
                 cmd, topic, {"ok": True, "command": cmd.name, "id": command.id, "state": self.state()}
             )
+            cmd.ack()
+            return
+        if self._held:  # the log is full: say so now rather than keep the director waiting
+            self._refuse(
+                cmd, command.id, topic, "failed", "the event log is full; not applied, try again later"
+            )
+            cmd.ack()
             return
         future: asyncio.Future[list[dict[str, Any]]] = asyncio.get_running_loop().create_future()
         item = Item("director", command.line, future=future, t=time.time())
+        if command.id is not None:
+            item.meta["cmd_id"] = json.dumps(command.id)
         if not self.inbox.try_put(item):
             self._refuse(cmd, command.id, topic, "busy", "the table is busy; command not applied, try again")
+            cmd.ack()
             return
-        waiter = asyncio.create_task(self._answer(cmd, topic, command.id, future))
+        waiter = asyncio.create_task(self._answer(cmd, topic, command.id, future, item))
         self._waiters.add(waiter)
         waiter.add_done_callback(self._waiters.discard)
 
+    def replay(self, stream: str = "rulings", since: int = 0, limit: int = 500) -> dict[str, Any]:
+        """`cmd/replay`: the lines published on `stream` after number `since`, from the event log,
+        exactly as they were published (so a subscriber that saw a gap, or a broker that lost what it
+        had acknowledged, recovers)."""
+        assert self.log is not None
+        number = "ruling_seq" if stream == "rulings" else "event_seq"
+        rows = self.log.published(stream, since, limit)
+        lines = [
+            self._public_doc(r.line, r.seq, r.t, None if r.kind == "out" else r.source, (number, r.pub or 0))
+            for r in rows
+        ]
+        last = self.ruling_no if stream == "rulings" else self.event_no
+        upto = rows[-1].pub if rows else since
+        return {
+            "stream": stream,
+            "since": since,
+            "lines": lines,
+            "last": last,
+            "more": bool(upto and upto < last),
+        }
+
     async def _answer(
-        self, cmd: IncomingCommand, topic: str, ident: Any, future: asyncio.Future[Any]
+        self, cmd: IncomingCommand, topic: str, ident: Any, future: asyncio.Future[Any], item: Item
     ) -> None:
         try:
             outs = await future
         except Exception as exc:
             self._refuse(cmd, ident, topic, "failed", str(exc))
+            cmd.ack()
             return
         errors = [o for o in outs if o.get("type") == "error"]
         reply: dict[str, Any] = {
@@ -484,18 +806,23 @@ class TableService:
             "id": ident,
             "outputs": [public_line(o) for o in outs],
         }
+        if item.meta.get("duplicate"):
+            reply["duplicate"] = True  # applied once already: this is its first answer again
         if errors:
             self.commands_refused += 1
             reply["error"] = "refused"
             reply["message"] = public_line(errors[0]).get("message", "refused by the rules engine")
         self._reply(cmd, topic, reply)
+        cmd.ack()
 
     def _refuse(
         self, cmd: IncomingCommand, ident: Any, reply_to: str | None, code: str, message: str
     ) -> None:
         self.commands_refused += 1
         self.health.part("mqtt").count("refused")
-        log.info("event=command_refused command=%s code=%s message=%r", cmd.name[:40], code, message[:200])
+        log.info(
+            "event=command_refused command=%s code=%s message=%r", ascii(cmd.name[:40]), code, message[:200]
+        )
         topic = cmd.response_topic or reply_to or self.topics.reply
         if not self.topics.reply_allowed(topic):
             topic = self.topics.reply
@@ -510,9 +837,16 @@ class TableService:
     # -- watchdog ----------------------------------------------------------------------------------
 
     def healthy(self) -> bool:
-        """The main loop is alive and the engine keeps up: what earns a watchdog ping."""
-        engine = next((t for t in self._tasks if t.get_name() == "engine"), None)
-        if engine is None or engine.done():
+        """What earns a watchdog ping: the main loop is alive, the engine keeps up, and no core task
+        (engine, state, the MQTT link) is failing faster than it recovers; otherwise systemd
+        restarts the table."""
+        for name in ("engine", "state", "mqtt"):
+            task = next((t for t in self._tasks if t.get_name() == name), None)
+            if task is None or task.done():
+                return False
+        looping = self.crash_looping()
+        if looping:
+            log.error("event=crash_loop tasks=%s", ",".join(looping))
             return False
         stuck = self.inbox.pending() > 0 and time.monotonic() - self._last_progress > 10
         return not stuck

@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from controller.mqtt.topics import encodable, valid_topic_name
+
 MAX_PAYLOAD = 4096
 ENVELOPE = frozenset({"id", "reply_to", "token"})
 LEAVE_REASONS = ("eliminated", "moved", "disqualified", "left")
@@ -34,6 +36,8 @@ class Command:
     line: dict[str, Any] | None  # the input line for the engine; None when the service answers itself
     id: Any = None
     reply_to: str | None = None
+    # what a command the service answers itself asks for (`replay`: stream, since, limit)
+    args: dict[str, Any] | None = None
 
 
 def _seat(v: Any, seats: int, key: str = "seat") -> int:
@@ -51,9 +55,26 @@ def _int(v: Any, key: str, lo: int, hi: int) -> int:
 def _text(v: Any, key: str, longest: int = 64) -> str:
     if not isinstance(v, str) or not v.strip() or len(v) > longest or any(ord(c) < 32 for c in v):
         raise CommandError("invalid", f"{key}: expected a non-empty string of at most {longest} characters")
-    if not v.isascii() and any(0xD800 <= ord(c) <= 0xDFFF for c in v):  # cannot be logged nor published
-        raise CommandError("invalid", f"{key}: holds a lone surrogate (\\ud800-\\udfff), not a character")
+    if not encodable(v):  # a lone surrogate (`\\ud800`) cannot be logged, published or shown
+        raise CommandError("invalid", f"{key}: not valid Unicode (a lone surrogate)")
     return v
+
+
+def _reply_to(v: Any) -> str | None:
+    """The envelope's reply topic, checked before anything (even the token check) uses it."""
+    if v is None:
+        return None
+    if not isinstance(v, str) or not valid_topic_name(v):
+        raise CommandError("malformed", "reply_to: expected a UTF-8 topic name without wildcards")
+    return v
+
+
+def _ident(v: Any) -> Any:
+    if v is None or (isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2**63):
+        return v
+    if isinstance(v, str) and len(v) <= 128 and encodable(v):
+        return v
+    raise CommandError("malformed", "id: expected a string of at most 128 characters or an integer")
 
 
 # name -> (required fields, optional fields)
@@ -70,13 +91,16 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "time_expired": (("seat",), ()),  # the clock ran out: the hand is dead (bluff_street:25, cool_mule:12.i)
     "penalty": (("seat", "reason"), ("hands", "minutes", "rounds")),
     "status": ((), ()),
+    "replay": ((), ("stream", "since", "limit")),
 }
+REPLAY_STREAMS = ("rulings", "events")
+REPLAY_LIMIT = 500
 CHIPS = 10**9
 
 
 def _line(name: str, body: dict[str, Any], seats: int) -> dict[str, Any] | None:
     """The protocol input line for a valid command body."""
-    if name == "status":
+    if name in ("status", "replay"):
         return None
     line: dict[str, Any] = {"type": name}
     if "seat" in body:
@@ -142,23 +166,18 @@ def parse_command(
                 "malformed", f"cmd/{name}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
             ) from None
         except RecursionError:
-            raise CommandError("malformed", f"cmd/{name}: not a command: JSON nested too deeply") from None
+            raise CommandError("malformed", f"cmd/{name}: JSON nested too deeply") from None
         except ValueError:  # a number of more than 4,300 digits
             raise CommandError("malformed", f"cmd/{name}: not a command: a number far too long") from None
     if not isinstance(body, dict):
         raise CommandError("malformed", f"cmd/{name}: expected a JSON object, got {type(body).__name__}")
-    ident = body.get("id")
-    if ident is not None and not isinstance(ident, str | int):
-        raise CommandError("malformed", "id: expected a string or an integer")
-    reply_to = body.get("reply_to")
-    if reply_to is not None and (not isinstance(reply_to, str) or any(c in reply_to for c in "+#")):
-        raise CommandError("malformed", "reply_to: expected a topic name without wildcards")
+    ident = _ident(body.get("id"))
+    reply_to = _reply_to(body.get("reply_to"))
     given = body.get("token")
-    if token and not (  # compared as bytes: compare_digest refuses non-ASCII text with a TypeError
+    if token and not (
         isinstance(given, str)
-        and hmac.compare_digest(
-            given.encode("utf-8", "surrogatepass"), token.encode("utf-8", "surrogatepass")
-        )
+        and encodable(given)
+        and hmac.compare_digest(given.encode(), token.encode())  # str compare_digest: ASCII only
     ):
         raise CommandError("unauthorised", f"cmd/{name}: missing or wrong director token")
     if name not in allowed:
@@ -170,7 +189,20 @@ def parse_command(
     missing = [k for k in required if k not in body]
     if missing:
         raise CommandError("invalid", f"cmd/{name}: missing field(s) {', '.join(missing)}")
-    return Command(name=name, line=_line(name, body, seats), id=ident, reply_to=reply_to)
+    args = _replay_args(body) if name == "replay" else None
+    return Command(name=name, line=_line(name, body, seats), id=ident, reply_to=reply_to, args=args)
+
+
+def _replay_args(body: dict[str, Any]) -> dict[str, Any]:
+    """`replay`: the lines of `stream` numbered after `since` (its `ruling_seq` / `event_seq`)."""
+    stream = body.get("stream", "rulings")
+    if stream not in REPLAY_STREAMS:
+        raise CommandError("invalid", f"stream: expected one of {', '.join(REPLAY_STREAMS)}, got {stream!r}")
+    return {
+        "stream": stream,
+        "since": _int(body.get("since", 0), "since", 0, 2**62),
+        "limit": _int(body.get("limit", REPLAY_LIMIT), "limit", 1, REPLAY_LIMIT),
+    }
 
 
 def peek_envelope(payload: bytes | str) -> tuple[Any, str | None]:
@@ -181,6 +213,12 @@ def peek_envelope(payload: bytes | str) -> tuple[Any, str | None]:
         return None, None
     if not isinstance(body, dict):
         return None, None
-    ident = body.get("id") if isinstance(body.get("id"), str | int) else None
-    reply_to = body.get("reply_to") if isinstance(body.get("reply_to"), str) else None
+    try:
+        ident = _ident(body.get("id"))
+    except CommandError:
+        ident = None
+    try:
+        reply_to = _reply_to(body.get("reply_to"))
+    except CommandError:
+        reply_to = None
     return ident, reply_to

@@ -39,6 +39,7 @@ COMMAND_NAMES = (
     "time_expired",
     "penalty",
     "status",
+    "replay",
 )
 
 
@@ -103,6 +104,8 @@ class BrokerConfig:
     protocol: str = "auto"
     keepalive: int = 30
     client_id: str = ""
+    # seconds the broker keeps the table's session (commands sent while it restarts wait there); 0: clean
+    session_expiry: int = 3600
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +270,8 @@ def _check_values(cfg: Config) -> list[str]:
         p.append(f"broker.protocol: {b.protocol!r} is not one of 'auto', '5', '3.1.1'")
     if not 5 <= b.keepalive <= 3600:
         p.append(f"broker.keepalive: must be 5..3600 seconds, got {b.keepalive}")
+    if not 0 <= b.session_expiry <= 7 * 86400:
+        p.append(f"broker.session_expiry: must be 0..604800 seconds, got {b.session_expiry}")
     for key in ("password_file", "ca_file", "cert_file", "key_file"):
         v = getattr(b, key)
         if v and not Path(v).is_file():

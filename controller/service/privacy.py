@@ -154,6 +154,8 @@ SNAPSHOT_FIELDS = frozenset(
         "panel",
         "health",
         "seq",
+        "event_seq",
+        "ruling_seq",
         "t",
         "profile",
         "last_rulings",

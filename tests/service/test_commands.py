@@ -62,3 +62,34 @@ def test_token_and_allow_list_make_commands_unauthorised():
 def test_envelope_of_a_refused_command_is_recovered():
     assert peek_envelope(b'{"id": 7, "reply_to": "a/b", "seat": "x"}') == (7, "a/b")
     assert peek_envelope(b"garbage") == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("payload", "code", "where"),
+    [
+        (b'{"reply_to": "a/#", "seat": 1, "player": "A"}', "malformed", "reply_to"),
+        (b'{"reply_to": "a/\\ud800", "seat": 1, "player": "A"}', "malformed", "reply_to"),
+        (b'{"id": "\\ud800", "seat": 1, "player": "A"}', "malformed", "id"),
+        (b'{"seat": 1, "player": "\\udfff"}', "invalid", "player"),
+        (b"[" * 2000 + b"]" * 2000, "malformed", "nested"),
+    ],
+)
+def test_strings_that_cannot_travel_are_refused_by_name(payload, code, where):
+    with pytest.raises(CommandError) as err:
+        parse("seat", payload)
+    assert err.value.code == code and where in str(err.value)
+
+
+def test_reply_to_is_checked_before_the_token_and_a_non_ascii_token_is_just_wrong():
+    with pytest.raises(CommandError) as err:
+        parse("seat", b'{"reply_to": "x/+", "seat": 1, "player": "A"}', token="s3cret")
+    assert err.value.code == "malformed"
+    with pytest.raises(CommandError) as err:
+        parse("seat", '{"token": "été", "seat": 1, "player": "A"}'.encode(), token="s3cret")
+    assert err.value.code == "unauthorised"
+
+
+def test_replay_arguments():
+    assert parse("replay", b'{"since": 4}').args == {"stream": "rulings", "since": 4, "limit": 500}
+    with pytest.raises(CommandError, match="since"):
+        parse("replay", b'{"since": -1}')

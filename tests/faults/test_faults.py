@@ -1,0 +1,219 @@
+"""Faults injected into a running table, with real parts (Mosquitto, the service as a process,
+SQLite); after each, the checker holds the subscriber's rulings against the event log: every
+ruling exactly once, in order (after `cmd/replay`), and no line or command lost or applied twice."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+from controller.service.app import TableService
+from controller.service.eventlog import EventLog
+from tests.faults.harness import (
+    SEATED,
+    Director,
+    check_commands,
+    check_rulings,
+    flood_command,
+    flood_line,
+)
+from tests.service.conftest import service_process, table_config, write_toml
+from tests.service.mqtt_helpers import Recorder
+
+PREFIX = "smarttable/v1/v/t9"
+
+
+def mosquitto_table(tmp_path, broker, **sections):
+    return table_config(tmp_path, broker={"host": "127.0.0.1", "port": broker.port}, **sections)
+
+
+async def inject_flood(service: TableService, numbers: range, group: int = 50) -> None:
+    for start in range(numbers.start, numbers.stop, group):
+        chunk = range(start, min(start + group, numbers.stop))
+        await asyncio.gather(*(service.inject(flood_line(k)) for k in chunk))
+
+
+async def drained(service: TableService, timeout: float = 15) -> None:
+    async with asyncio.timeout(timeout):
+        while len(service.outbox) or service.inbox.pending():
+            await asyncio.sleep(0.05)
+
+
+def assert_exactly_once(log_path: Path, director: Director, flood: range) -> None:
+    verdict = check_rulings(log_path, director.delivered, director.received)
+    assert verdict.exactly_once, verdict
+    assert verdict.delivered == verdict.logged >= len(flood)
+    lost, twice = check_commands(log_path, flood)
+    assert (lost, twice) == ([], [])
+
+
+async def test_broker_killed_during_a_flood(tmp_path, broker):
+    cfg = mosquitto_table(tmp_path, broker)
+    flood = range(1500)
+    async with TableService(cfg) as service, Director(broker.port, cfg.prefix) as director:
+        for line in SEATED:
+            await service.inject(line)
+        task = asyncio.create_task(inject_flood(service, flood))
+        await director.wait_for(lambda d: len(d.delivered) > 300)
+        broker.kill()  # kill -9: what it had acknowledged but not saved is gone
+        await asyncio.sleep(0.3)
+        broker.start()
+        await task
+        await drained(service)
+        await director.catch_up()
+    assert_exactly_once(cfg.event_log_path(), director, flood)
+
+
+async def test_a_dead_mqtt_task_during_a_flood(tmp_path, broker):
+    cfg = mosquitto_table(tmp_path, broker)
+    flood = range(1200)
+    async with TableService(cfg) as service, Director(broker.port, cfg.prefix) as director:
+        for line in SEATED:
+            await service.inject(line)
+        task = asyncio.create_task(inject_flood(service, flood))
+        for crash in range(3):
+            await director.wait_for(lambda d, c=crash: len(d.delivered) > 200 * (c + 1))
+            # a fault of the link's own (paho raises on a wildcard topic): the task dies
+            service.link._replies.put_nowait((f"{cfg.prefix}/reply/#", b"x", None, False))
+            await director.wait_for(lambda d, c=crash: d.status.count(b"offline") > c)
+        await task
+        await drained(service)
+        await director.catch_up()
+        assert service.link.crashes == 3 and service.health.part("mqtt").status == "ok"
+        assert director.status[-1] == b"online"
+    assert_exactly_once(cfg.event_log_path(), director, flood)
+
+
+async def test_a_full_disk_degrades_the_table_and_loses_nothing(tmp_path, broker):
+    cfg = mosquitto_table(tmp_path, broker)
+    flood = range(400)
+    async with (
+        TableService(cfg) as service,
+        Director(broker.port, cfg.prefix) as director,
+        Recorder(broker.port, cfg.prefix) as watcher,
+    ):
+        for line in SEATED:
+            await service.inject(line)
+        conn = service.log.conn
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full
+        emit = service._emitter("panel")  # device lines: no one to answer, they must wait
+        task = asyncio.create_task(_emit_all(emit, flood))
+        await watcher.wait_for(
+            lambda r: r.docs("state") and r.docs("state")[-1]["health"]["event_log"]["status"] == "degraded",
+            timeout=10,
+        )
+        refused = await director.ask("seat", flood_command(9000))
+        assert refused["ok"] is False and refused["error"] == "failed" and "full" in refused["message"]
+        assert not task.done()  # the device waits on its queue: nothing dropped
+        conn.execute("PRAGMA max_page_count = 1073741823")  # room again
+        await task
+        await drained(service)
+        assert service.health.part("event_log").status == "ok"
+        await watcher.wait_for(
+            lambda r: r.docs("state")[-1]["health"]["event_log"]["status"] == "ok", timeout=10
+        )
+        await director.catch_up()
+        before = service.state()
+    assert_exactly_once(cfg.event_log_path(), director, flood)
+    assert check_commands(cfg.event_log_path(), range(9000, 9001)) == ([9000], [])  # refused: not applied
+    async with TableService(cfg) as again:
+        assert again.replay_mismatches == 0
+        assert again.state()["seats"] == before["seats"] and again.ruling_no == before["ruling_seq"]
+
+
+async def _emit_all(emit, numbers: range) -> None:
+    for k in numbers:
+        await emit(flood_line(k), "in")
+
+
+def _service_toml(tmp_path: Path, port: int) -> Path:
+    return write_toml(
+        tmp_path / "table.toml",
+        {
+            "table": {"seats": 6, "profile": "cool_mule", "venue": "v", "id": "t9"},
+            "devices": {"camera": "none", "panel": "none", "nfc": "none"},
+            "broker": {"host": "127.0.0.1", "port": port},
+            "event_log": {"path": str(tmp_path / "events.db"), "synchronous": "normal"},
+        },
+    )
+
+
+async def _restarting_table_under_commands(tmp_path: Path, broker, how: signal.Signals) -> None:
+    """Commands flow while the table process is stopped (`how`) and started again, twice."""
+    config = _service_toml(tmp_path, broker.port)
+    log = tmp_path / "service.log"
+    proc = service_process(config, log)
+    flood = range(1200)
+    try:
+        async with Director(broker.port, PREFIX) as director:
+            await director.wait_for(lambda d: b"online" in d.status, timeout=15)
+            for line in SEATED:
+                assert (await director.ask("seat", {k: v for k, v in line.items() if k != "type"}))["ok"]
+            sender = asyncio.create_task(_send_all(director, flood))
+            for restart in range(2):
+                await director.wait_for(lambda d, r=restart: len(d.replies) > 300 * (r + 1), timeout=20)
+                proc.send_signal(how)
+                proc.wait(10)
+                await asyncio.sleep(0.3)  # commands keep coming: the broker keeps them for the table
+                proc = service_process(config, log)
+            await sender
+            # a director resends what was never answered (same id): applied at most once anyway
+            await director.wait_for(lambda d: d.status[-1:] == [b"online"], timeout=15)
+            await asyncio.sleep(1.0)
+            for k in flood:
+                if f"cmd-{k}" not in director.replies:
+                    await director.publish("seat", flood_command(k))
+            await director.wait_for(lambda d: all(f"cmd-{k}" in d.replies for k in flood), timeout=20)
+            await director.catch_up()
+    finally:
+        proc.kill()
+        proc.wait()
+    log_path = tmp_path / "events.db"
+    assert_exactly_once(log_path, director, flood)
+    replayed = EventLog(log_path)
+    assert replayed.count("in") == len(SEATED) + len(flood)
+    replayed.close()
+
+
+async def _send_all(director: Director, numbers: range) -> None:
+    for k in numbers:
+        await director.publish("seat", flood_command(k))
+        if k % 50 == 0:
+            await asyncio.sleep(0.02)  # a steady stream, not one burst
+
+
+async def test_service_killed_during_a_command_flood(tmp_path, broker):
+    await _restarting_table_under_commands(tmp_path, broker, signal.SIGKILL)
+
+
+async def test_commands_sent_while_the_table_restarts(tmp_path, broker):
+    await _restarting_table_under_commands(tmp_path, broker, signal.SIGTERM)
+
+
+async def test_a_director_that_missed_rulings_recovers_them_by_replay(tmp_path, broker):
+    """What the broker no longer has (a screen that was away, messages lost in a broker crash) the
+    table's log still has: the follower sees it is behind and `cmd/replay` fills the gap."""
+    cfg = mosquitto_table(tmp_path, broker)
+    flood = range(700)
+    async with TableService(cfg) as service:
+        for line in SEATED:
+            await service.inject(line)
+        async with Director(broker.port, cfg.prefix, identifier="early") as early:
+            await inject_flood(service, range(0, 300))
+            await drained(service)
+            await early.wait_for(lambda d: len(d.delivered) == service.ruling_no)
+        await inject_flood(
+            service, range(300, 700)
+        )  # `early` is away: the broker queues some, the log has all
+        await drained(service)
+        async with Director(broker.port, cfg.prefix, identifier="late") as late:
+            requests = await late.catch_up()
+            assert late.fetched == service.ruling_no and requests >= 2  # 500 lines per answer
+        async with Director(broker.port, cfg.prefix, identifier="early") as early_again:
+            early_again.follower.next = early.follower.next  # it remembers where it was
+            early_again.delivered = list(early.delivered)
+            await early_again.catch_up()
+    assert_exactly_once(cfg.event_log_path(), late, flood)
+    assert_exactly_once(cfg.event_log_path(), early_again, flood)
