@@ -86,7 +86,7 @@ def test_sim_list_describes_every_scenario():
     )
     assert sorted(b.split()[0] for b in blocks) == shipped, "one block per shipped scenario"
     demo = next(b for b in blocks if b.startswith("demo "))
-    assert "(cool_mule, 6 seats, 24 steps)" in demo and "misdeal" in demo
+    assert re.search(r"\(cool_mule, 6 seats, \d+ steps\)", demo) and "misdeal" in demo
     assert all(len(b.splitlines()) >= 2 for b in blocks), "each name has its description under it"
 
 
