@@ -1083,10 +1083,21 @@ async def _do_step(sim: SimTable, step: Step) -> None:
         before = len(sim.observer.rulings)
         hands = len(sim.hands)
         mark = len(sim.camera_lines)
-        if not await sim.press_new_hand():
+        buttons = sim.service.panel.health.counters
+        pressed_before = buttons.get("buttons", 0)
+        pressed = await sim.press_new_hand()
+        if not pressed:
             await sim.command("hand_start", {})
         deadline = time.monotonic() + timeout
+        again: float | None = time.monotonic() + min(3.0, timeout / 2)
         while len(sim.hands) == hands:
+            if pressed and again is not None and time.monotonic() > again:
+                again = None
+                if buttons.get("buttons", 0) == pressed_before:
+                    # The host never got the press: the firmware's loop missed it (starved on a loaded
+                    # machine). A player presses again; the first press did nothing, so no hand is doubled.
+                    log.warning("event=new_hand_repressed step=%s", step.label)
+                    await sim.press_new_hand()
             if time.monotonic() > deadline:
                 seen = [describe_ruling(r) for r in sim.observer.rulings[before:]]
                 raise StepFailed(
