@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
             command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
             && { echo $$p; break; }; done)
 
-.PHONY: test demo lint bench clean venv
+.PHONY: test demo lint bench clean venv train-vision
 
 venv: $(STAMP)
 
@@ -37,6 +37,10 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# the card verifier (vision/quad_verifier.npz) from synthetic composites, on one core
+train-vision: $(STAMP)
+	OMP_NUM_THREADS=1 nice -n 10 $(BIN)/python -m vision.train
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

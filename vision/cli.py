@@ -46,6 +46,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--table-height-mm", type=float, default=900.0)
     p.set_defaults(handler=cmd_calibrate)
 
+    p = sub.add_parser("train", help="train the card verifier on synthetic composites (vision/train.py)")
+    p.add_argument("--composites", type=int, default=1000, help="synthetic pictures to learn from")
+    p.add_argument("--seed", type=int, default=2)
+    p.add_argument("--decks", nargs="*", default=["tango", "anglo_poker"], help="never 'drawn' (held out)")
+    p.add_argument("--out", default=None, metavar="WEIGHTS.npz", help="default: the package's own weights")
+    p.add_argument("--quick", action="store_true", help="a tiny model end to end (about a minute at most)")
+    p.set_defaults(handler=cmd_train)
+
 
 def _err(msg: str) -> None:
     print(f"smart-table vision: {msg}", file=sys.stderr)
@@ -174,3 +182,14 @@ def cmd_calibrate(args) -> int:
     ms = (time.perf_counter() - t0) * 1000
     print(f"calibrated {args.seats} seats from {args.image} -> {args.out} ({ms:.0f} ms)", file=sys.stderr)
     return 0
+
+
+def cmd_train(args) -> int:
+    from vision.train import main as train_main
+
+    argv = ["--composites", str(args.composites), "--seed", str(args.seed), "--decks", *args.decks]
+    if args.out:
+        argv += ["--out", args.out]
+    if args.quick:
+        argv.append("--quick")
+    return train_main(argv)
