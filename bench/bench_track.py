@@ -84,6 +84,19 @@ def lcs(a: list[str], b: list[str]) -> int:
     return t[-1][-1]
 
 
+def differences(exp: list[str], got: list[str]) -> list[str]:
+    """The truth's lines missed and the lines printed that the truth has not, in order."""
+    import difflib
+
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=exp, b=got, autojunk=False).get_opcodes():
+        if tag in ("delete", "replace"):
+            out += [f"missed {line}" for line in exp[i1:i2]]
+        if tag in ("insert", "replace"):
+            out += [f"extra  {line}" for line in got[j1:j2]]
+    return out
+
+
 def run_track(frames: list[str], layout: Path, deck_model: str | None) -> tuple[list[dict], float]:
     exe = REPO / ".venv" / "bin" / "smart-table"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "controller.cli"]
@@ -138,6 +151,7 @@ def main() -> int:
                 right = truth = printed = frames = 0
                 seconds = 0.0
                 worst = 1.0
+                misses: list[str] = []
                 for paths, expected in deals:
                     _, startup = run_track(paths[:1], layout, deck_model)
                     lines, secs = run_track(paths, layout, deck_model)
@@ -147,6 +161,7 @@ def main() -> int:
                     ]
                     exp = [json.dumps(ln, sort_keys=True) for ln in expected]
                     n = lcs(exp, got)
+                    misses += differences(exp, got)
                     right, truth, printed = right + n, truth + len(exp), printed + len(got)
                     worst = min(worst, n / max(len(exp), len(got), 1))
                     frames += len(paths) - 1
@@ -157,6 +172,8 @@ def main() -> int:
                     f"{right}/{printed} of those printed ({right / max(printed, 1):.3f}), "
                     f"worst deal {worst:.3f}  (load {os.getloadavg()[0]:.1f})"
                 )
+                for m in misses:
+                    print(f"      {m}")
     return 0
 
 

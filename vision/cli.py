@@ -53,6 +53,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_calibrate)
 
     _register_track(sub)
+    p = sub.add_parser("train", help="train the card verifier on synthetic composites (vision/train.py)")
+    p.add_argument("--composites", type=int, default=1000, help="synthetic pictures to learn from")
+    p.add_argument("--seed", type=int, default=2)
+    p.add_argument("--decks", nargs="*", default=["tango", "anglo_poker"], help="never 'drawn' (held out)")
+    p.add_argument("--out", default=None, metavar="WEIGHTS.npz", help="default: the package's own weights")
+    p.add_argument("--quick", action="store_true", help="a tiny model end to end (about a minute at most)")
+    p.set_defaults(handler=cmd_train)
 
 
 def _err(msg: str) -> None:
@@ -313,3 +320,14 @@ def cmd_track(args) -> int:
         _err("track: no frame could be read")
         return 2
     return 0
+
+
+def cmd_train(args) -> int:
+    from vision.train import main as train_main
+
+    argv = ["--composites", str(args.composites), "--seed", str(args.seed), "--decks", *args.decks]
+    if args.out:
+        argv += ["--out", args.out]
+    if args.quick:
+        argv.append("--quick")
+    return train_main(argv)

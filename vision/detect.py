@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.read import BuiltinReader, DeckModel, ReadResult, load_model
+from vision.detect_quads import card_probability, find_cards, load_verifier, overlap_share, work_picture
+from vision.read import BuiltinReader, DeckModel, ReadResult, face_up_score, load_model
 
 DEBUG = False
 SUPPORT_WEIGHT = 0.3
@@ -40,6 +41,14 @@ _LOG_BRIGHT = round(_LOG_SCALE * np.log(1.3))  # brighter than the felt by 30 %:
 _LOG_DARK = round(_LOG_SCALE * np.log(0.6))  # darker than a soft shadow
 _LOG_CHROMA = round(_LOG_SCALE * 0.2)  # a channel 20 % off the others, relative to the felt
 CARD_ASPECT = 88.0 / 63.0
+BUDGET_MS = 500.0  # CPU ms: a frame's detection stops here, whatever is on it, and reports what it found
+MAX_PIXELS = 3840 * 2160 * 1.1  # a bigger picture is thinned by a stride before any other work
+SEARCH_SHARE = 0.7  # ... and the felt stage's searches until this share: the rest is for reading
+QUAD_SHARE = 0.4  # of the budget: the proposal+verifier stage may use this much, the felt stage the rest
+DROP_BELOW = 0.02  # a lone felt-stage card the verifier gives less than this is not a card
+REPLACE_MARGIN = 0.75  # a verified card this much more likely replaces the felt-stage cards under it
+REPLACE_SURE = 0.95  # ... if the verifier is at least this sure of it
+QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
 
 
@@ -84,6 +93,7 @@ class DetectionResult:
     button: ButtonObs | None = None
     discs: list[dict] = field(default_factory=list)  # chips and other round things, for overlays
     ms: float = 0.0
+    truncated: bool = False  # the time budget ran out: what was found until then
 
     def to_dict(self, image: str | None = None) -> dict:
         d: dict = {} if image is None else {"image": image}
@@ -96,6 +106,8 @@ class DetectionResult:
                 "ms": round(self.ms, 2),
             }
         )
+        if self.truncated:
+            d["truncated"] = True
         return d
 
 
@@ -107,13 +119,35 @@ class _Rect:
     order: int = 0  # higher = on top
 
 
+class _OutOfTime(Exception):
+    """The frame's time budget is spent (raised inside the felt stage's searches)."""
+
+
 class Detector:
-    """Cards and button in a BGR frame. `track=True` reuses reads of cards that have not moved."""
+    """Cards and button in a BGR frame. `track=True` reuses reads of cards that have not moved.
+
+    `budget_ms` bounds a frame's cost: the stages look at the clock between steps and, once it is
+    spent, report what they found with `truncated` set (None: no bound)."""
 
     def __init__(
-        self, deck_model_path: str | None = None, *, layout=None, track: bool = False, work_width: int = 960
+        self,
+        deck_model_path: str | None = None,
+        *,
+        layout=None,
+        track: bool = False,
+        work_width: int = 960,
+        budget_ms: float | None = BUDGET_MS,
+        verifier_path: str | None = None,
     ) -> None:
         self.model: DeckModel | None = load_model(deck_model_path) if deck_model_path else None
+        self.verifier = load_verifier(verifier_path)
+        self.budget_ms = budget_ms
+        self._deadline: float | None = None
+        self._search_deadline: float | None = None
+        self._truncated = False
+        self._quad_widths: list[float] = []
+        self._doubtful: set[int] = set()  # ids of felt-stage cards the verifier doubts
+        self._quad_memo: tuple | None = None  # (thumbnail, verified cards) of the last frame
         self.builtin = BuiltinReader()
         self.layout = layout
         self.track = track
@@ -127,17 +161,117 @@ class Detector:
     # -- public ------------------------------------------------------------------------------
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
         t0 = time.perf_counter()
+        c0 = time.thread_time()  # the budget is this thread's CPU time: a busy machine does not cut it
+        budget = self.budget_ms / 1000.0 if self.budget_ms else None
+        self._deadline = c0 + budget if budget else None
+        # the felt stage's searches stop earlier, so the cards found still get read
+        self._search_deadline = c0 + SEARCH_SHARE * budget if budget else None
+        self._truncated = False
+        self._doubtful = set()
         frame = _as_bgr(frame_bgr)
         h, w = frame.shape[:2]
+        stride = 1
+        while h * w / (stride * stride) > MAX_PIXELS:  # pixel budget, checked before any heavy work
+            stride += 1
+        if stride > 1:
+            frame = np.ascontiguousarray(frame[::stride, ::stride])
+        quads, qwork = [], None
+        if self.verifier is not None:
+            qwork = work_picture(frame)
+            thumb = cv2.resize(qwork[0], (48, 27), interpolation=cv2.INTER_AREA).astype(np.int16)
+            last = self._quad_memo
+            if self.track and last is not None and np.abs(last[0] - thumb).max() < 10:
+                quads = last[1]  # the same table as a frame ago: its verified cards again
+            else:
+                quad_deadline = c0 + QUAD_SHARE * budget if budget else None
+                quads, cut = find_cards(frame, self.verifier, quad_deadline, work=qwork)
+                self._truncated |= cut
+                if self.track and not cut:
+                    self._quad_memo = (thumb, quads)
+        self._quad_widths = [_card_dims(q.corners)[0] for q in quads]
         work, scale = self._work_image(frame)
         mask, gray = self._foreground(work)
         self._work = work
         rects, leftovers, card_w = self._cards(mask, gray, scale)
+        if qwork is not None and rects:
+            rects, leftovers = self._verified(rects, leftovers, quads, qwork, scale)
         cards = self._describe(frame, rects, scale)
+        if self._doubtful:
+            cards = [
+                c
+                for c, r in zip(cards, rects, strict=True)
+                if not (id(r) in self._doubtful and c.face == "up" and c.code is None)
+            ]
         button, discs = self._discs(frame, mask, leftovers, rects, scale, card_w)
-        res = DetectionResult(w, h, cards, button, discs)
+        # a verified card where the felt stage saw round things (a row of touching chips) is not one
+        quads = [q for q in quads if not any(_on_disc(q.corners, d) for d in discs)]
+        cards += self._quad_cards(frame, quads, cards)
+        if stride > 1:
+            _scale_result(cards, button, discs, stride)
+        res = DetectionResult(w, h, cards, button, discs, truncated=self._truncated)
         res.ms = (time.perf_counter() - t0) * 1000
         return res
+
+    def _out_of_time(self) -> bool:
+        if self._deadline is not None and time.thread_time() > self._deadline:
+            self._truncated = True
+            return True
+        return False
+
+    def _verified(self, rects, leftovers, quads, qwork, scale):
+        """The felt stage's cards, judged by the verifier. Dropped: one it is sure is not a card,
+        lying clear of any other card, that the reader then finds face up but cannot read (a patch
+        of wood grain, a pip taken for a small card; see `detect`), and any that a verified whole
+        card overlaps when that one is far more card-like (a card the felt
+        stage cut wrong, or two cards taken for one); the verified card then takes their place."""
+        polys = [r.corners / scale for r in rects]
+        p = card_probability(self.verifier, qwork, polys)
+        keep = [True] * len(rects)
+        self._doubtful = set()
+        for i, r in enumerate(rects):
+            alone = not any(j != i and _overlap(polys[i], polys[j]) for j in range(len(polys)))
+            near_quad = any(_overlap(polys[i], q.corners) for q in quads)
+            if alone and not near_quad and p[i] < DROP_BELOW:
+                self._doubtful.add(id(r))  # dropped if it also reads as an unreadable face
+        for q in quads:
+            under = [i for i in range(len(rects)) if overlap_share(polys[i], q.corners) > 0.3]
+            if any(_poly_iou(polys[i], q.corners) > 0.6 for i in under):
+                continue  # both stages found this card; the others under it are cards it lies on
+            if any(_overlap(polys[i], polys[j]) for i in under for j in range(len(polys)) if i != j):
+                continue  # overlapping cards (a hole-card pair): the felt stage's own kind of find
+            if under and q.score >= REPLACE_SURE and all(p[i] < q.score - REPLACE_MARGIN for i in under):
+                for i in under:
+                    keep[i] = False
+        if all(keep):
+            return rects, leftovers
+        dropped = {id(r) for r, k in zip(rects, keep, strict=True) if not k}
+        rects = [r for r, k in zip(rects, keep, strict=True) if k]
+        leftovers = [(c, [r for r in found if id(r) not in dropped]) for c, found in leftovers]
+        return rects, leftovers
+
+    def _quad_cards(self, frame: np.ndarray, quads, cards: list[CardObs]) -> list[CardObs]:
+        """Verified whole cards the felt stage did not find, read like the others."""
+        out: list[CardObs] = []
+        have = [np.asarray(c.corners, np.float64) for c in cards]
+        for q in quads:
+            if q.score < QUAD_ADD or any(_overlap(q.corners, o) for o in have):
+                continue
+            corners = _canonical_order(q.corners.astype(np.float64))
+            if self._out_of_time():
+                face, code, conf = self._face_only(frame, corners)
+            else:
+                face, code, conf = self._read(frame, corners, [], [])
+            out.append(CardObs(face, code, conf, tuple(corners.mean(axis=0)), [tuple(p) for p in corners]))
+            have.append(corners)
+        return out
+
+    def _face_only(self, frame: np.ndarray, corners: np.ndarray):
+        """Face up or down without reading (the budget is spent): the cheap paper test."""
+        dst = np.float32([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]])
+        m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+        canon = cv2.warpPerspective(frame, m, (CANON_W, CANON_H), borderMode=cv2.BORDER_REPLICATE)
+        up = face_up_score(canon, np.full((CANON_H, CANON_W), 255, np.uint8)) > 0.5
+        return ("up" if up else "down"), None, 0.5
 
     @staticmethod
     def to_json(result: DetectionResult, image: str | None = None) -> str:
@@ -146,9 +280,11 @@ class Detector:
     # -- stages ------------------------------------------------------------------------------
     def _work_image(self, frame: np.ndarray) -> tuple[np.ndarray, float]:
         h, w = frame.shape[:2]
-        if w <= self.work_width * 1.25:
+        # judged by area, so a portrait photo is shrunk as a landscape one of as many pixels is (a
+        # 16:9 frame the same as judging by its width)
+        f = math.sqrt(h * w / (self.work_width * self.work_width * 9 / 16))
+        if f <= 1.25:
             return frame, 1.0
-        f = w / self.work_width
         k = max(1, round(f))
         if k in (2, 4) and w % k == 0 and h % k == 0:
             small = frame
@@ -158,7 +294,7 @@ class Detector:
                 )
                 k //= 2
             return small, small.shape[1] / w
-        size = (self.work_width, round(h * self.work_width / w))
+        size = (max(1, round(w / f)), max(1, round(h / f)))
         return cv2.resize(frame, size, interpolation=cv2.INTER_LINEAR), size[0] / w
 
     def _foreground(self, work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -240,6 +376,9 @@ class Detector:
             if area < 0.35 * cw * ch:
                 leftovers.append((c, []))
                 continue
+            if self._search_deadline is not None and time.thread_time() > self._search_deadline:
+                self._truncated = True
+                break
             box = cv2.boundingRect(c)
             found = self._blob_recall(box, area, cw) if self.track else None
             if found is None:
@@ -248,12 +387,23 @@ class Detector:
                         cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3),
                         cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3),
                     )
-                found = _split_blob(c, cw, ch, mask, edges)
+                try:
+                    found = _split_blob(c, cw, ch, mask, edges, deadline=self._search_deadline)
+                except _OutOfTime:
+                    self._truncated = True
+                    break
                 # nothing found, or one card where the blob is more than a card: a card back the
                 # colour of the felt, seen again with its printed border as walls
                 if not found or (len(found) == 1 and area > WALLED_AREA * cw * ch):
                     walled = _walled(c, cw, mask, self._strong, 1.0)
-                    again = _split_blob(walled[0], cw, ch, walled[1], edges) if walled else []
+                    try:
+                        again = (
+                            _split_blob(walled[0], cw, ch, walled[1], edges, deadline=self._search_deadline)
+                            if walled
+                            else []
+                        )
+                    except _OutOfTime:
+                        self._truncated, again = True, []
                     if len(again) > len(found):
                         found = again
                 _order_overlaps(found, gray, self._work)  # overlapping cards are always in one blob
@@ -278,7 +428,10 @@ class Detector:
         elif est is not None and est[1] >= 3:
             cw = est[0]
         elif blobs:  # one or two clean blobs (maybe two touching cards) or none: the size that explains most
-            cw = _size_by_fit(blobs, mask, gray)
+            # when the search runs out of time, the size of the whole cards the verifier vouched for
+            quad_w = float(np.median(self._quad_widths)) * scale if self._quad_widths else None
+            cw = _size_by_fit(blobs, mask, gray, self._search_deadline, quad_w)
+            self._out_of_time()
         else:
             return 12.0
         if (est is not None and est[1] >= 6) or (hint is None and blobs):
@@ -338,6 +491,11 @@ class Detector:
         for i, corners, covering, touching, near, sig in todo:
             if gray_full is None:
                 gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            if self._out_of_time():  # budget spent: outline as found, face without reading
+                face, code, conf = self._face_only(frame, corners)
+                unread = None if sig is None else sig + 1e6  # never recalled: read it next frame
+                slots[i] = (corners, face, code, conf, unread, corners, bool(covering))
+                continue
             size = None
             if near:
                 size = self._local_size(measured, corners)
@@ -442,7 +600,7 @@ class Detector:
         for d in discs:
             score = self._disc_recall(d) if self.track else None
             if score is None:
-                score = _button_score(frame, d["center"], d["radius"])
+                score = 0.0 if self._out_of_time() else _button_score(frame, d["center"], d["radius"])
             memo.append((d["center"], d["radius"], score))
             d["button_score"] = round(score, 3)
             d["kind"] = "chip"
@@ -456,6 +614,19 @@ class Detector:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+def _scale_result(cards: list[CardObs], button, discs: list[dict], k: int) -> None:
+    """Coordinates found on a frame thinned by stride k, back in the frame's own pixels."""
+    for c in cards:
+        c.center = (c.center[0] * k, c.center[1] * k)
+        c.corners = [(x * k, y * k) for x, y in c.corners]
+    if button is not None:
+        button.center = (button.center[0] * k, button.center[1] * k)
+        button.radius *= k
+    for d in discs:
+        d["center"] = (d["center"][0] * k, d["center"][1] * k)
+        d["radius"] *= k
+
+
 def _side_edges(gray: np.ndarray, corners: np.ndarray, others: list[np.ndarray], reach: float) -> list:
     """Where each side of a card borders the felt, the card's rim found in the full-resolution
     picture: per side an array of edge points (None where too little of the side is free or sharp).
@@ -688,7 +859,9 @@ def _size_from_outlines(blobs, shape) -> tuple[float, int] | None:
     return best[1], best[2]
 
 
-def _size_by_fit(blobs, mask: np.ndarray, gray: np.ndarray) -> float:
+def _size_by_fit(
+    blobs, mask: np.ndarray, gray: np.ndarray, deadline: float | None = None, fallback: float | None = None
+) -> float:
     """Card width when no blob is one clean card (a board row, pairs only): try the sizes the
     outlines suggest (straight sides, blob widths) and keep the one whose cards explain the blobs best."""
     guesses = []
@@ -722,7 +895,12 @@ def _size_by_fit(blobs, mask: np.ndarray, gray: np.ndarray) -> float:
         for c in big:
             if cv2.contourArea(c) < 0.35 * cw * ch:
                 continue
-            found = _split_blob(c, cw, ch, mask, edges)
+            try:
+                found = _split_blob(c, cw, ch, mask, edges, deadline=deadline)
+            except _OutOfTime:
+                if fallback is not None:
+                    return fallback
+                return max(scores, key=scores.get) if scores else tries[0]
             if not found:
                 continue
             m = np.zeros(mask.shape, np.uint8)
@@ -744,7 +922,12 @@ def _unit(v):
 
 
 def _split_blob(
-    contour: np.ndarray, cw: float, ch: float, mask: np.ndarray, edges: np.ndarray
+    contour: np.ndarray,
+    cw: float,
+    ch: float,
+    mask: np.ndarray,
+    edges: np.ndarray,
+    deadline: float | None = None,
 ) -> list[_Rect]:
     """Cards in one blob: card-sized rectangles proposed at convex right-angle corners of its outline."""
     area = cv2.contourArea(contour)
@@ -860,6 +1043,8 @@ def _split_blob(
     kmax = min(len(cands), 5, max(1, int(blob_area / (0.55 * card_area)) + 1))
     scored_combos = []
     for k in range(1, kmax + 1):
+        if deadline is not None and time.thread_time() > deadline:
+            raise _OutOfTime
         for combo in itertools.combinations(range(len(cands)), k):
             u = 0
             for i in combo:
@@ -879,6 +1064,8 @@ def _split_blob(
     for base, combo in scored_combos[:8]:
         if base < scored_combos[0][0] - 0.15:
             break  # too far behind for the picture to make up for it
+        if deadline is not None and time.thread_time() > deadline:
+            raise _OutOfTime
         rects = [_clockwise(cands[i]) for i in combo]
         if len(rects) > 1:
             rects = _refine(rects, near, cw, ch)
@@ -1197,6 +1384,19 @@ def _canonical_order(q: np.ndarray) -> np.ndarray:
     if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[3] - q[0]):
         q = np.roll(q, -1, axis=0)
     return q
+
+
+def _on_disc(q: np.ndarray, disc: dict) -> bool:
+    """Whether a disc's centre lies inside the outline q (full px)."""
+    c = (float(disc["center"][0]), float(disc["center"][1]))
+    return cv2.pointPolygonTest(q.astype(np.float32).reshape(-1, 1, 2), c, False) >= 0
+
+
+def _poly_iou(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
+    return float(inter) / union if union > 0 else 0.0
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:

@@ -59,6 +59,7 @@ class _Track:
     sure: str | None = None  # the code once read the same in `debounce` frames in a row
     hole_seat: int | None = None  # the seat it was dealt to
     left_seat: bool = False  # followed out of its seat zone
+    home: np.ndarray | None = None  # a board card: where it was first confirmed
 
 
 @dataclass
@@ -140,6 +141,7 @@ class Tracker:
     def _new_hand(self) -> None:
         self._hole: dict[int, list[_Track]] = {}  # seat -> its dealt cards
         self._lost: list[_Track] = []  # this hand's confirmed cards lost from view
+        self._board_tracks: list[_Track] = []  # this hand's board cards, where last seen
         self._folded: set[int] = set()
         self._turn_ups: dict[int, _TurnUp] = {}
         self._showed: set[int] = set()
@@ -294,6 +296,10 @@ class Tracker:
                 else:
                     events.append({"type": "deal", "seat": seat})
             elif kind == "board" and tr.face == "up":
+                if self._off_the_board_row(tr):
+                    tr.silent = True
+                    continue
+                self._board_tracks.append(tr)
                 self._board_pending.append(tr)
                 self._board_quiet = 0
             elif kind == "burn" and tr.face == "down":
@@ -306,6 +312,24 @@ class Tracker:
             elif kind == "muck":
                 self._muck_arrivals.append(t)
         return events
+
+    def _off_the_board_row(self, tr: _Track) -> bool:
+        """Board cards lie side by side in one row, never on one another: a card found on top of
+        one of this hand's board cards is that card seen split or shifted, and one well off the
+        row the first cards made is something else taken for a card (a pot chip, a shadow)."""
+        card_w = self._match_distance() / 0.45
+        homes = [b.home for b in self._board_tracks if b.home is not None]
+        if any(float(np.linalg.norm(h - tr.center)) < 0.8 * card_w for h in homes):
+            return True
+        if len(homes) >= 2:
+            pts = np.array(homes)
+            mean = pts.mean(axis=0)
+            _, _, vt = np.linalg.svd(pts - mean)
+            normal = np.array([-vt[0][1], vt[0][0]])
+            if abs(float((tr.center - mean) @ normal)) > 0.5 * card_w:
+                return True
+        tr.home = tr.center.copy()
+        return False
 
     def _came_back(self, tr: _Track) -> bool:
         """A card found again where one of this hand's cards was lost, in the same zone, is that

@@ -254,3 +254,30 @@ def test_cards_followed_sliding_onto_the_muck_are_a_fold(layout):
     frames += _hold(4, rest + slid)
     lines = [ln for _k, ln in _feed(tr, frames)]
     assert lines[4:] == [{"type": "fold_seen", "seat": 4}]
+
+
+def test_a_board_card_seen_split_or_shifted_is_no_sixth_card(layout):
+    tr = Tracker(layout, debounce_frames=2)
+    board = [
+        _card(*_table_point(layout, dx, 0.0), "up", c)
+        for dx, c in zip((-146, -73, 0, 73, 146), ["2c", "3c", "4c", "5c", "6c"], strict=True)
+    ]
+    frames = _hold(6, board[:3]) + _hold(6, board[:4]) + _hold(6, board)
+    x, y = board[2]["center"]
+    shifted = [*board, _card(x + 12, y + 30, "up", "Kh")]  # the middle card also found a second time
+    frames += _hold(6, shifted) + _hold(6, board)
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    assert [ln["cards"] for ln in lines] == [["2c", "3c", "4c"], ["5c"], ["6c"]]
+
+
+def test_something_below_the_board_row_is_no_board_card(layout):
+    tr = Tracker(layout, debounce_frames=2)
+    board = [
+        _card(*_table_point(layout, dx, 0.0), "up", c)
+        for dx, c in zip((-146, -73, 0), ["2c", "3c", "4c"], strict=True)
+    ]
+    below = _card(*_table_point(layout, -60, 55.0), "up", "Kh")  # a pot chip and a shadow, say
+    turn = _card(*_table_point(layout, 73, 0.0), "up", "5c")
+    frames = _hold(6, board) + _hold(6, [*board, below]) + _hold(6, [*board, below, turn])
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    assert [ln["cards"] for ln in lines] == [["2c", "3c", "4c"], ["5c"]]

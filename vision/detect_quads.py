@@ -1,0 +1,340 @@
+"""Cards on any background: quadrilateral proposals from a few classical cues, kept or dropped by a
+small learned verifier.
+
+Why: the felt model of `vision.detect` needs a table that is one colour; a photo of a card on wood,
+carpet, a bed or a white counter has none. Here nothing is assumed about the background or the card
+size. Outlines come from three cues, each cheap on a picture at most 960 px wide: brighter than the
+neighbourhood (white paper on anything darker), Otsu's split (a card against a plain surface, light
+or dark) and closed Canny outlines (a white card on a pale table still has an edge). Every outline
+that is nearly a rectangle of a card's shape (either way round; a stretched photo changes the
+ratio) proposes a quadrilateral. The verifier (`QuadVerifier`, weights `quad_verifier.npz`, made
+by `python -m vision.train` from synthetic composites only) sees each proposal warped upright with
+a margin around it (HOG of the grey picture plus paper/contrast statistics) and says how likely it
+is a whole card. Nested and overlapping proposals keep the most likely one.
+
+Bounded: the picture is shrunk to a pixel budget before anything else, the number of proposals
+verified is capped, and a deadline (in this thread's CPU seconds, `time.thread_time`) is checked
+between the stages; when it passes, what was found so far is returned with `truncated` set.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+WEIGHTS = Path(__file__).with_name("quad_verifier.npz")
+WORK_LONG = 960  # proposals are looked for on a picture at most this long
+MAX_PROPOSALS = 160  # verified per frame at most (the most card-like first)
+MIN_SHORT = 9.0  # work px: a card narrower than this cannot be told from a scrap of paper
+ASPECT = (0.5, 0.93)  # short/long side: 0.71 for a card, widened for stretched photos and perspective
+MIN_FILL = 0.72  # contour area over its min-area rectangle
+MIN_HULL_FILL = 0.9  # convex hull's area over it: a card's is ~0.98, two touching discs' 0.89
+PATCH_W, PATCH_H = 32, 48  # verifier's view of a proposal (portrait), margin included
+MARGIN = 0.12  # of the card size, seen around the proposal
+ACCEPT = 0.5
+ROUND = 0.72  # contour area over its enclosing circle's: above this it is a disc (chip, button)
+
+
+@dataclass
+class Quad:
+    corners: np.ndarray  # 4x2 float, full-frame px
+    score: float  # verifier's probability it is a whole card
+    cue: str
+
+
+def work_picture(frame: np.ndarray, long_side: int = WORK_LONG) -> tuple[np.ndarray, float]:
+    """The frame shrunk so its long side is at most `long_side` (a stride first for huge frames, so
+    the cost stays bounded whatever the input size), and the scale work/full."""
+    h, w = frame.shape[:2]
+    scale = 1.0
+    step = max(1, int(max(h, w) // (2 * long_side)))
+    if step > 1:  # a cheap stride first: a 12 Mpx photo never gets an expensive resize
+        frame = frame[::step, ::step]
+        scale = 1.0 / step
+    h2, w2 = frame.shape[:2]
+    if max(h2, w2) > long_side:
+        f = long_side / max(h2, w2)
+        frame = cv2.resize(
+            frame, (max(1, round(w2 * f)), max(1, round(h2 * f))), interpolation=cv2.INTER_AREA
+        )
+        scale *= frame.shape[1] / w2
+    return np.ascontiguousarray(frame), scale
+
+
+def _cue_masks(work: np.ndarray):
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    h, w = gray.shape
+    blur = cv2.GaussianBlur(gray, (5, 5), 0)
+    k3 = np.ones((3, 3), np.uint8)
+    block = max(15, (min(h, w) // 4) | 1)
+    bright = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -12)
+    yield "bright", cv2.morphologyEx(bright, cv2.MORPH_OPEN, k3), cv2.RETR_EXTERNAL
+    _, otsu = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    yield "otsu", cv2.morphologyEx(otsu, cv2.MORPH_OPEN, k3), cv2.RETR_EXTERNAL
+    yield "otsu_dark", cv2.morphologyEx(cv2.bitwise_not(otsu), cv2.MORPH_OPEN, k3), cv2.RETR_EXTERNAL
+    # unlike the surface round it (brighter, darker or another colour): a coarse median is the surface
+    cells = cv2.resize(work, (max(8, w // 24), max(8, h // 24)), interpolation=cv2.INTER_AREA)
+    surface = cv2.resize(cv2.medianBlur(cells, 5), (w, h), interpolation=cv2.INTER_LINEAR)
+    b, g, r = cv2.split(cv2.absdiff(cv2.GaussianBlur(work, (5, 5), 0), surface))
+    diff = cv2.max(cv2.max(b, g), r)
+    _, unlike = cv2.threshold(diff, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    unlike = cv2.morphologyEx(unlike, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    yield "unlike", unlike, cv2.RETR_EXTERNAL
+    med = float(np.median(blur))
+    for lo, hi, grow in ((max(10.0, 0.5 * med), max(30.0, 1.2 * med), 1), (8.0, 24.0, 2)):
+        edges = cv2.dilate(cv2.Canny(blur, lo, hi), k3, iterations=grow)
+        yield "edges", edges, cv2.RETR_LIST
+
+
+def _quad_of(contour: np.ndarray, img_area: float):
+    """The card-shaped quadrilateral an outline is, or None."""
+    area = cv2.contourArea(contour)
+    if area < MIN_SHORT * MIN_SHORT / ASPECT[1] or area > 0.92 * img_area:
+        return None
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(contour)
+    short, long_ = min(rw, rh), max(rw, rh)
+    if short < MIN_SHORT or not (ASPECT[0] <= short / long_ <= ASPECT[1]):
+        return None
+    if area / (rw * rh) < MIN_FILL:
+        return None
+    _, radius = cv2.minEnclosingCircle(contour)
+    if area / (np.pi * radius * radius) > ROUND:
+        return None  # a chip or the button: a card fills 0.6 of its enclosing circle
+    hull = cv2.convexHull(contour)
+    if cv2.contourArea(hull) < MIN_HULL_FILL * rw * rh:
+        return None  # rounded ends: touching chips in a row, not a card's straight sides
+    approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True).reshape(-1, 2)
+    if len(approx) == 4 and cv2.isContourConvex(approx.reshape(-1, 1, 2)):
+        q = approx.astype(np.float32)
+        if cv2.contourArea(q) < 0.85 * rw * rh:
+            q = cv2.boxPoints(((cx, cy), (rw, rh), ang))
+    else:
+        q = cv2.boxPoints(((cx, cy), (rw, rh), ang))
+    return order_corners(np.asarray(q, np.float32)), area / (rw * rh)
+
+
+def order_corners(q: np.ndarray) -> np.ndarray:
+    """Clockwise (in image coordinates) from the corner that starts a long side... simply: clockwise
+    from the top-most-left corner."""
+    c = q.mean(axis=0)
+    a = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    q = q[np.argsort(a)]  # clockwise on screen (y down)
+    start = int(np.argmin(q[:, 0] + q[:, 1]))
+    return np.roll(q, -start, axis=0)
+
+
+def propose(
+    work: np.ndarray, deadline: float | None = None
+) -> tuple[list[tuple[np.ndarray, float, str]], bool]:
+    """Card-shaped quadrilaterals (work px), the most rectangular first, without near-duplicates."""
+    img_area = float(work.shape[0] * work.shape[1])
+    out: list[tuple[np.ndarray, float, str]] = []
+    truncated = False
+    for cue, mask, mode in _cue_masks(work):
+        contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
+        for c in contours:
+            if len(c) < 4:
+                continue
+            got = _quad_of(c, img_area)
+            if got is not None:
+                out.append((got[0], got[1], cue))
+        if deadline is not None and time.thread_time() > deadline:
+            truncated = True
+            break
+    out.sort(key=lambda e: -e[1])
+    if not out:
+        return [], truncated
+    boxes = np.array([(q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()) for q, _f, _c in out])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    alive = np.ones(len(out), bool)
+    kept: list[tuple[np.ndarray, float, str]] = []
+    for i in range(len(out)):
+        if not alive[i]:
+            continue
+        kept.append(out[i])
+        if len(kept) >= MAX_PROPOSALS:
+            truncated = truncated or bool(alive[i + 1 :].any())
+            break
+        ix = np.clip(np.minimum(boxes[i, 2], boxes[:, 2]) - np.maximum(boxes[i, 0], boxes[:, 0]), 0, None)
+        iy = np.clip(np.minimum(boxes[i, 3], boxes[:, 3]) - np.maximum(boxes[i, 1], boxes[:, 1]), 0, None)
+        inter = ix * iy
+        alive &= inter / np.maximum(areas[i] + areas - inter, 1e-6) <= 0.85
+    return kept, truncated
+
+
+def _box_iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def portrait(q: np.ndarray) -> np.ndarray:
+    """Corners reordered so the first side (0->1) is a short one: the patch is then upright."""
+    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]):
+        q = np.roll(q, -1, axis=0)
+    return q
+
+
+def patch(img: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The quad and a margin round it, warped to an upright PATCH_W x PATCH_H picture."""
+    q = portrait(q.astype(np.float32))
+    mx, my = MARGIN * PATCH_W / (1 + 2 * MARGIN), MARGIN * PATCH_H / (1 + 2 * MARGIN)
+    dst = np.float32([[mx, my], [PATCH_W - mx, my], [PATCH_W - mx, PATCH_H - my], [mx, PATCH_H - my]])
+    m = cv2.getPerspectiveTransform(q, dst)
+    return cv2.warpPerspective(
+        img, m, (PATCH_W, PATCH_H), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT
+    )
+
+
+def hog(gray: np.ndarray) -> np.ndarray:
+    """Histograms of oriented gradients of N grey patches (N x H x W float): 8 px cells, 9 unsigned
+    orientations, 2x2-cell blocks L2-normalised (Dalal-Triggs), as one vector per patch."""
+    gx = np.zeros_like(gray)
+    gy = np.zeros_like(gray)
+    gx[:, :, 1:-1] = gray[:, :, 2:] - gray[:, :, :-2]
+    gy[:, 1:-1, :] = gray[:, 2:, :] - gray[:, :-2, :]
+    mag = np.hypot(gx, gy)
+    ang = np.mod(np.arctan2(gy, gx), np.pi) * (9 / np.pi)
+    lo = np.floor(ang).astype(np.int64) % 9
+    frac = ang - np.floor(ang)
+    n, h, w = gray.shape
+    cy, cx = h // 8, w // 8
+    cell_y = (np.arange(h) // 8).clip(0, cy - 1)
+    cell_x = (np.arange(w) // 8).clip(0, cx - 1)
+    base = ((cell_y[:, None] * cx + cell_x[None, :]) * 9).ravel()[None, :] + (np.arange(n) * cy * cx * 9)[
+        :, None
+    ]
+    lo = lo.reshape(n, -1)
+    frac = frac.reshape(n, -1)
+    mag = mag.reshape(n, -1)
+    size = n * cy * cx * 9
+    cells = np.bincount((base + lo).ravel(), (mag * (1 - frac)).ravel(), size)
+    cells += np.bincount((base + (lo + 1) % 9).ravel(), (mag * frac).ravel(), size)
+    cells = cells.astype(np.float32).reshape(n, cy, cx, 9)
+    blocks = np.concatenate(
+        [cells[:, :-1, :-1], cells[:, 1:, :-1], cells[:, :-1, 1:], cells[:, 1:, 1:]], axis=3
+    ).reshape(n, -1, 36)
+    blocks /= np.sqrt((blocks**2).sum(axis=2, keepdims=True) + 1e-2)
+    blocks = np.minimum(blocks, 0.2)
+    blocks /= np.sqrt((blocks**2).sum(axis=2, keepdims=True) + 1e-2)
+    return blocks.reshape(n, -1)
+
+
+def _masks():
+    mx, my = MARGIN * PATCH_W / (1 + 2 * MARGIN), MARGIN * PATCH_H / (1 + 2 * MARGIN)
+    ix, iy = round(mx) + 2, round(my) + 2
+    inner = np.zeros((PATCH_H, PATCH_W), bool)
+    inner[iy : PATCH_H - iy, ix : PATCH_W - ix] = True
+    ring = np.ones((PATCH_H, PATCH_W), bool)
+    ring[int(my) - 1 : PATCH_H - int(my) + 1, int(mx) - 1 : PATCH_W - int(mx) + 1] = False
+    rim = inner.copy()
+    rim[iy + 3 : PATCH_H - iy - 3, ix + 3 : PATCH_W - ix - 3] = False
+    return inner, ring, rim
+
+
+_INNER, _RING, _RIM = _masks()
+
+
+def features_batch(img: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    """What the verifier sees of each proposal: HOG of its upright grey patch (margin included), and
+    paper statistics inside against the margin (brightness, spread, saturation, contrast)."""
+    patches = np.stack([patch(img, q) for q in quads])
+    gray = (patches.astype(np.float32) @ np.float32([0.114, 0.587, 0.299])).astype(np.float32)
+    sat = patches.max(axis=3).astype(np.float32) - patches.min(axis=3).astype(np.float32)
+    gi, go, gr = gray[:, _INNER], gray[:, _RING], gray[:, _RIM]
+    si, so = sat[:, _INNER], sat[:, _RING]
+    p90, p10 = np.percentile(gi, 90, axis=1), np.percentile(gi, 10, axis=1)
+    stats = np.stack(
+        [
+            gi.mean(1) / 255,
+            gi.std(1) / 128,
+            go.mean(1) / 255,
+            go.std(1) / 128,
+            (gi.mean(1) - go.mean(1)) / 128,
+            (gr.mean(1) - go.mean(1)) / 128,
+            si.mean(1) / 255,
+            so.mean(1) / 255,
+            (gi > 0.8 * gi.max(1, keepdims=True)).mean(1),
+            (p90 - p10) / 255,
+        ],
+        axis=1,
+    )
+    return np.concatenate([hog(gray), stats], axis=1).astype(np.float32)
+
+
+def features(img: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return features_batch(img, [q])[0]
+
+
+class QuadVerifier:
+    """A one-hidden-layer network over `features`: probability that a proposal is a whole card."""
+
+    def __init__(self, path: str | Path = WEIGHTS) -> None:
+        with np.load(path) as z:
+            self.mean, self.std = z["mean"], z["std"]
+            self.w1, self.b1, self.w2, self.b2 = z["w1"], z["b1"], z["w2"], z["b2"]
+        if self.w1.shape[0] != self.mean.shape[0]:
+            raise ValueError(f"{path}: verifier weights do not fit the features ({self.w1.shape[0]} inputs)")
+
+    def prob(self, x: np.ndarray) -> np.ndarray:
+        z = (x - self.mean) / self.std
+        h = np.maximum(z @ self.w1 + self.b1, 0)
+        logit = h @ self.w2 + self.b2
+        return 1.0 / (1.0 + np.exp(-np.clip(logit.ravel(), -30, 30)))
+
+
+@lru_cache(maxsize=2)
+def load_verifier(path: str | None = None) -> QuadVerifier | None:
+    p = Path(path) if path else WEIGHTS
+    return QuadVerifier(p) if p.is_file() else None
+
+
+def find_cards(
+    frame: np.ndarray,
+    verifier: QuadVerifier,
+    deadline: float | None = None,
+    accept: float = ACCEPT,
+    work: tuple[np.ndarray, float] | None = None,
+) -> tuple[list[Quad], bool]:
+    """Whole cards in a BGR frame: verified proposals, in full-frame px, no two overlapping much.
+    `work` is the frame's `work_picture` when the caller has it already."""
+    work_img, scale = work if work is not None else work_picture(frame)
+    props, truncated = propose(work_img, deadline)
+    if not props:
+        return [], truncated
+    if deadline is not None and time.thread_time() > deadline:
+        return [], True
+    p = verifier.prob(features_batch(work_img, [q for q, _f, _c in props]))
+    chosen = sorted(
+        ((float(p[i]), props[i]) for i in range(len(props)) if p[i] >= accept), key=lambda e: -e[0]
+    )
+    kept: list[Quad] = []
+    for score, (q, _fill, cue) in chosen:
+        if any(overlap_share(q, k.corners * scale) > 0.3 for k in kept):
+            continue
+        kept.append(Quad(q / scale, score, cue))
+    return kept, truncated
+
+
+def card_probability(
+    verifier: QuadVerifier, work: tuple[np.ndarray, float], quads: list[np.ndarray]
+) -> np.ndarray:
+    """The verifier's probability for outlines found another way (full-frame px)."""
+    if not quads:
+        return np.zeros(0)
+    img, scale = work
+    return verifier.prob(features_batch(img, [np.asarray(q, np.float32) * scale for q in quads]))
+
+
+def overlap_share(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over the smaller of the two areas."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    small = min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
+    return float(inter) / small if small > 0 else 0.0

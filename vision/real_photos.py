@@ -1,0 +1,177 @@
+"""Score the detector on the real photographs of ../shared/data/real_photos (labels.json per source).
+
+The photos are measurement data only: nothing in the detector or the verifier is trained or tuned
+on them (see docs/vision.md). A detected card matches a labelled one when the bounding box of its
+outline overlaps the label's box with IoU >= 0.5 (greedy, best IoU first). `foltys_single_cards`
+has no boxes: there the one card is found when the detector reports a card, and every further card
+is a false one.
+
+Precision counts only images whose labels a person checked complete (`labels_complete`): on the
+others unlabelled cards (cut by the border, face down, in a pile) would count as false.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+SOURCES = ("edje_pinochle_train", "roboflow_blackjack_cc_by", "foltys_single_cards")
+IOU_MATCH = 0.5
+CONF_BINS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.01)
+
+
+def real_photos_dir() -> Path | None:
+    """Where the real photographs are: $SMART_TABLE_REAL_PHOTOS, ../shared/data/real_photos beside
+    the repository, or tests/data/real_photos in it (a sample copied with its licence files)."""
+    root = Path(__file__).resolve().parents[1]
+    candidates = [os.environ.get("SMART_TABLE_REAL_PHOTOS")]
+    candidates += [root.parent / "shared" / "data" / "real_photos", root / "tests" / "data" / "real_photos"]
+    for c in candidates:
+        if c and (Path(c) / SOURCES[0] / "labels.json").is_file():
+            return Path(c)
+    for c in candidates:
+        if c and any((Path(c) / s / "labels.json").is_file() for s in SOURCES):
+            return Path(c)
+    return None
+
+
+def load_labels(source_dir: Path) -> dict:
+    with open(source_dir / "labels.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def sample(names: list[str], limit: int | None) -> list[str]:
+    """`limit` names spread evenly over the sorted list (the same ones every run)."""
+    names = sorted(names)
+    if not limit or limit >= len(names):
+        return names
+    idx = np.linspace(0, len(names) - 1, limit).round().astype(int)
+    return [names[i] for i in sorted(set(idx.tolist()))]
+
+
+@dataclass
+class RealScore:
+    images: int = 0
+    labelled: int = 0  # labelled cards (face up, face down, jokers)
+    found: int = 0
+    detections_checked: int = 0  # detections on images whose labels are complete
+    false_checked: int = 0
+    face_right: int = 0
+    up_found: int = 0  # found cards labelled with a code
+    read_right: int = 0
+    read_none: int = 0
+    up_labelled: int = 0
+    chips_as_button: int = 0
+    chips: int = 0
+    ms: list = field(default_factory=list)
+    truncated: int = 0
+    reads: list = field(default_factory=list)  # (confidence, right) of every code the reader gave
+
+    @property
+    def recall(self) -> float:
+        return self.found / max(self.labelled, 1)
+
+    @property
+    def precision(self) -> float:
+        return (self.detections_checked - self.false_checked) / max(self.detections_checked, 1)
+
+    @property
+    def face_accuracy(self) -> float:
+        return self.face_right / max(self.found, 1)
+
+    @property
+    def reading_accuracy(self) -> float:
+        """Right codes over the face-up cards found."""
+        return self.read_right / max(self.up_found, 1)
+
+    def reliability(self) -> list[tuple[float, float, int, float]]:
+        """(low, high, count, observed accuracy) per confidence bin of the codes read."""
+        out = []
+        for lo, hi in itertools.pairwise(CONF_BINS):
+            sel = [ok for c, ok in self.reads if lo <= c < hi]
+            out.append((lo, hi, len(sel), float(np.mean(sel)) if sel else float("nan")))
+        return out
+
+
+def _box_of(card) -> tuple[float, float, float, float]:
+    pts = np.asarray(card.corners, dtype=float)
+    return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
+
+
+def iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def score_image(result, label: dict) -> RealScore:
+    """One image's figures (`result` a DetectionResult)."""
+    s = RealScore(images=1)
+    s.ms.append(result.ms)
+    s.truncated += int(bool(getattr(result, "truncated", False)))
+    cards = label.get("cards", [])
+    s.labelled = len(cards)
+    s.up_labelled = sum(1 for c in cards if c.get("code"))
+    dets = list(result.cards)
+    pairs: list[tuple[int, int]] = []
+    if cards and all("box" in c for c in cards):
+        cand = sorted(
+            ((iou(_box_of(d), c["box"]), i, j) for i, d in enumerate(dets) for j, c in enumerate(cards)),
+            reverse=True,
+        )
+        used_d, used_c = set(), set()
+        for v, i, j in cand:
+            if v < IOU_MATCH:
+                break
+            if i in used_d or j in used_c:
+                continue
+            used_d.add(i)
+            used_c.add(j)
+            pairs.append((i, j))
+    elif len(cards) == 1 and dets:  # no boxes, one card: the detection most likely to be it
+        i = max(range(len(dets)), key=lambda k: (dets[k].face == "up", _area(dets[k])))
+        pairs.append((i, 0))
+    s.found = len(pairs)
+    if label.get("labels_complete"):
+        s.detections_checked = len(dets)
+        s.false_checked = len(dets) - len(pairs)
+    for i, j in pairs:
+        d, c = dets[i], cards[j]
+        want_face = "down" if c.get("face_down") else "up"
+        s.face_right += int(d.face == want_face)
+        if c.get("code"):
+            s.up_found += 1
+            if d.code is None:
+                s.read_none += 1
+            else:
+                ok = d.code == c["code"]
+                s.read_right += int(ok)
+                s.reads.append((float(d.confidence), ok))
+    chips = [o for o in label.get("other_objects", []) if "chip" in o.get("label", "")]
+    s.chips = len(chips)
+    if result.button is not None:
+        bx, by = result.button.center
+        s.chips_as_button += sum(
+            1 for o in chips if o["box"][0] <= bx <= o["box"][2] and o["box"][1] <= by <= o["box"][3]
+        )
+    return s
+
+
+def _area(card) -> float:
+    x0, y0, x1, y1 = _box_of(card)
+    return (x1 - x0) * (y1 - y0)
+
+
+def add(total: RealScore, one: RealScore) -> None:
+    for k, v in one.__dict__.items():
+        if isinstance(v, list):
+            getattr(total, k).extend(v)
+        else:
+            setattr(total, k, getattr(total, k) + v)
