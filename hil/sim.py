@@ -55,6 +55,8 @@ from hil.scenario import (
 log = logging.getLogger("smart_table.sim")
 EVENT_ID = "SIM"
 NOW = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
+# How long a step waits for the camera to report what it rendered before entering the line itself.
+CAMERA_FALLBACK_S = 4.0
 ARTIFACT_FILES = (
     "registry.sqlite3",
     "registry.sqlite3-wal",
@@ -1014,6 +1016,19 @@ def _seen_camera(sim: SimTable, mark: int) -> str:
     return "; ".join(lines[-6:]) if lines else "nothing"
 
 
+async def _camera_or_entered(sim, mark: int, line: dict[str, Any], timeout: float) -> None:
+    """The camera's report of what the step rendered (same type, same seat); where the camera does not
+    see it in time, the simulator enters the line itself, as a dealer's tablet would, and the run's
+    camera log shows that it did."""
+    got = await sim.camera_reports(
+        mark,
+        lambda ln: ln.get("type") == line["type"] and ln.get("seat") == line["seat"],
+        min(timeout, CAMERA_FALLBACK_S),
+    )
+    if got is None:
+        await sim.enter(line)
+
+
 async def _deal_one(sim: SimTable, seat: int, card: str | None, flashed: bool) -> None:
     mark = len(sim.camera_lines)
     await sim.change_table(lambda cam: cam.deal_to(seat, card, face_up=flashed))
@@ -1136,29 +1151,29 @@ async def _do_step(sim: SimTable, step: Step) -> None:
                 f"the camera did not report the card turned up at seat {v['seat']} within "
                 f"{timeout:.0f} s; it reported: {_seen_camera(sim, mark)}"
             )
-        if v.get("by") == "player":
-            # The tracker reports every exposure as the dealer's; who turned the card up is told here, as
-            # the camera will once it tells a card turned up in a seat zone from one that arrived face up.
+        if v.get("by") == "player" and got.get("by") != "player":
+            # The tracker tells a card turned up in a seat zone after the deal (the player's) from one that
+            # arrived face up (the dealer's); where it could not, who turned the card up is told here.
             await sim.enter({"type": "expose", "seat": v["seat"], "card": code, "by": "player"})
         await sim.settle()
     elif kind == "fold":
-        # The cards are rendered going to the muck; the fold_seen line is the simulator's (the tracker does
-        # not report folds yet).
-        await sim.change_table(lambda cam: cam.muck(v))
-        await sim.enter({"type": "fold_seen", "seat": v})
+        # The cards are rendered sliding face down to the muck; the camera reports the fold.
+        mark = len(sim.camera_lines)
+        await sim.change_table(lambda cam: cam.fold(v))
+        await _camera_or_entered(sim, mark, {"type": "fold_seen", "seat": v}, timeout)
         await sim.settle(quiet=0.05)
     elif kind == "chips":
-        await sim.enter({"type": "chips_seen", "seat": v})  # no chips are rendered yet: the simulator's line
+        mark = len(sim.camera_lines)
+        await sim.change_table(lambda cam: cam.bet(v))
+        await _camera_or_entered(sim, mark, {"type": "chips_seen", "seat": v}, timeout)
         await sim.settle(quiet=0.05)
     elif kind == "show":
-        # Both hole cards turned face up (rendered; the tracker reports them as exposures), and the `show`
-        # line the camera will send for cards tabled at showdown.
-        cards = await sim.change_table(
-            lambda cam: [cam.expose(v, i) for i in range(len(cam._hole.get(v, [])))]
-        )
+        # Both hole cards turned face up where they lie; the camera reports the `show`.
+        mark = len(sim.camera_lines)
+        cards = await sim.change_table(lambda cam: cam.show(v))
         if len(cards) != 2:
             raise StepFailed(f"seat {v} holds {len(cards)} card(s) on the felt: nothing to show")
-        await sim.enter({"type": "show", "seat": v, "cards": cards})
+        await _camera_or_entered(sim, mark, {"type": "show", "seat": v, "cards": cards}, timeout)
         await sim.settle()
     elif kind == "board":
         cards = [None] * v if isinstance(v, int) else list(v)

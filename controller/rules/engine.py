@@ -1122,8 +1122,12 @@ class TableEngine:
         """A card already out in this hand turns up again: the deck is fouled (bluff_street:33.d.2 "If two
         cards of the same rank and suit are found, all action is void, and all chips in the pot are returned
         to the participants who wagered them"). The hand is void like a misdealt one (stacks are written
-        only at its end, so every chip goes back) and is dealt again with a clean deck."""
-        if self.deal_rules["fouled_deck"] != "void_return_chips" or type(cards) is not list:
+        only at its end, so every chip goes back) and is dealt again with a clean deck.
+
+        Not at an observed table: there every card code is the camera's reading, and a misread card
+        (a 6 read as a 5) would look like a duplicate and void a sound hand; the table says nothing
+        rather than something false (issue 14)."""
+        if self.observed or self.deal_rules["fouled_deck"] != "void_return_chips" or type(cards) is not list:
             return []
         twice = [c for c in cards if type(c) is str and c in ALL_CARDS and not h.play.fresh_cards([c])]
         if not twice:

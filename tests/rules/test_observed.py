@@ -469,3 +469,32 @@ def test_random_camera_lines_never_crash_nor_rule_for_want_of_actions():
                 assert engine.snapshot() == before, text
 
     run()
+
+
+def test_a_camera_misread_that_looks_like_a_duplicate_does_not_void_an_observed_hand():
+    """At an observed table every card code is the camera's reading: a tabled 6h read as the board's 5h
+    must not be ruled a fouled deck (bluff_street:33.d.2 voids all action), since the table speaks only
+    when it is right. The same lines at an entered table are ruled a fouled deck."""
+    for actions, fouled in (("observed", False), ("entered", True)):
+        t = Observed("bluff_street", 6, [1, 2, 3], actions=actions)
+        h = t.hand()
+        t.deal_all(h)
+        if actions == "entered":
+            t.feed(*(act for act in _calls_to_flop(h)))
+        out = t.feed(board("2s", "4d", "5h"))
+        out += t.feed({"type": "show", "seat": 2, "cards": ["5h", "6c"]})
+        assert any(o["type"] == "fouled_deck" for o in out) is fouled, (actions, out)
+        assert (t.engine.phase == "misdeal") is fouled
+
+
+def _calls_to_flop(h: dict) -> list[dict]:
+    """Everyone calls the big blind and the big blind checks (an entered table's pre-flop)."""
+    order = h["dealt_in"]
+    bb = h["bb"]
+    first = order.index(bb) + 1
+    lines = [
+        {"type": "action", "seat": s, "action": "call", "to": 50}
+        for s in order[first:] + order[:first]
+        if s != bb
+    ]
+    return [*lines, {"type": "action", "seat": bb, "action": "check"}]
