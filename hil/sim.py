@@ -1157,9 +1157,11 @@ async def _do_step(sim: SimTable, step: Step) -> None:
             await sim.enter({"type": "expose", "seat": v["seat"], "card": code, "by": "player"})
         await sim.settle()
     elif kind == "fold":
-        # The cards are rendered sliding face down to the muck; the camera reports the fold.
+        # The cards are rendered going face down onto the muck pile (cam.fold, spread beside the pile, left a
+        # later deal unseen at seat 4 in bar_league_eliminations); the camera reports the fold, or the
+        # simulator enters it.
         mark = len(sim.camera_lines)
-        await sim.change_table(lambda cam: cam.fold(v))
+        await sim.change_table(lambda cam: cam.muck(v))
         await _camera_or_entered(sim, mark, {"type": "fold_seen", "seat": v}, timeout)
         await sim.settle(quiet=0.05)
     elif kind == "chips":
