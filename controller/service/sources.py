@@ -358,6 +358,7 @@ class NfcSource:
         self.spec = cfg.devices.nfc
         self.checkin: Any = None
         self.view: Any = None  # the service's TableView: who sits where, and whether a hand is on
+        self.first_deal: datetime | None = None  # when this table's first hand began (late registration)
 
     def _open_checkin(self) -> Any:
         ci = self.cfg.checkin
@@ -401,11 +402,27 @@ class NfcSource:
                 uid = getattr(tap, "uid", b"")
                 ndef = getattr(tap, "ndef", None) or getattr(tap, "message", b"") or b""
                 table = self.view.snapshot() if self.view is not None else None
-                result = await asyncio.to_thread(self.checkin.on_tap, uid, ndef, datetime.now(UTC), table)
+                now = datetime.now(UTC)
+                self.note_first_deal(table, now)
+                result = await asyncio.to_thread(self.checkin.on_tap, uid, ndef, now, table)
                 for line in result.lines:
                     await emit(line, "info" if line.get("type") in ("checkin", "bustout") else "in")
         finally:
             expiry.cancel()
+
+    def note_first_deal(self, table: dict[str, Any] | None, now: datetime) -> None:
+        """The late-registration deadline starts with the first deal (dragons_den: "you must be in your
+        seat at the table no later than 30 minutes after the first deal"): the first tap that finds a hand begun or played
+        fixes it, and TableCheckIn refuses a new player after it. After a restart the clock starts again
+        at the first tap that sees a hand, later than the truth: it errs towards letting a player in."""
+        if self.first_deal is not None or self.checkin is None or not table:
+            return
+        if table.get("phase", "waiting") == "waiting" and not table.get("hand_number"):
+            return
+        from controller.registry.policy import late_deadline
+
+        self.first_deal = now
+        self.checkin.late_deadline = late_deadline(self.cfg.table.profile, now)
 
     async def _expire_questions(self, emit: Emit) -> None:
         """Bust-out questions nobody answered: between hands the tap meant away (SeatTaps.expire)."""
