@@ -364,6 +364,27 @@ def check_layout(cfg: Any) -> Check:
     return Check("layout", OK, f"{cfg.devices.layout}: calibrated, {seats} seat zones")
 
 
+def start_checks(cfg: Any) -> list[Check]:
+    """The checks the service runs itself at every start and shows in its health (`doctor` part): those
+    that hold no device or connection the service is about to open (the camera, reader, panel and broker
+    are the service's own parts in health)."""
+    return [check_clock(), check_disk(cfg), check_secret_files(cfg), check_layout(cfg)]
+
+
+def health_of(checks: list[Check]) -> tuple[str, str]:
+    """(status, detail) for the service's health: failed while any check fails, each with its fix."""
+    bad = [c for c in checks if c.status == FAIL]
+    warn = [c for c in checks if c.status == WARN]
+    if bad:
+        return "failed", "; ".join(
+            f"{c.part}: {c.detail} (fix: {c.fix})" if c.fix else f"{c.part}: {c.detail}" for c in bad
+        )
+    parts = ", ".join(c.part for c in checks)
+    if warn:
+        return "ok", f"{parts} checked; warnings: " + "; ".join(f"{c.part}: {c.detail}" for c in warn)
+    return "ok", f"{parts}: all passed"
+
+
 async def run_checks(cfg: Any, env: Environment) -> list[Check]:
     """Every check, in the order an installer fixes things."""
     out = [check_clock(), check_disk(cfg), check_secret_files(cfg)]

@@ -154,6 +154,7 @@ class TableService:
 
     async def start(self) -> None:
         self._t0 = time.monotonic()
+        self._run_start_checks()
         self._open_log()
         self._open_engine()
         self._replay()
@@ -175,6 +176,20 @@ class TableService:
         log.info(
             "event=ready seconds=%.3f replayed=%d %s", self.ready_after, self.replayed, self.health.summary()
         )
+
+    def _run_start_checks(self) -> None:
+        """`smart-table doctor`'s device-free checks (clock, disk, secret files, layout) at every start,
+        in health as the `doctor` part, so `top` and the director see what the installer must fix."""
+        from controller.doctor import health_of, start_checks
+
+        part = self.health.part("doctor")
+        try:
+            status, detail = health_of(start_checks(self.cfg))
+        except Exception as exc:  # a check must never keep the table from starting
+            status, detail = "failed", f"the start checks could not run: {type(exc).__name__}: {exc}"
+        part.set(status, detail[:500])
+        if status != "ok":
+            log.warning("event=start_checks status=%s detail=%s", status, json.dumps(detail))
 
     async def stop(self) -> None:
         notify("STOPPING=1")
