@@ -277,6 +277,13 @@ def check_clock() -> Check:
                 capture_output=True,
                 text=True,
                 timeout=5,
+                # run inside the service too: systemd's tools report their own failure to $NOTIFY_SOCKET
+                # ("ERRNO=112"), which would reach systemd as the service's state
+                env={
+                    k: v
+                    for k, v in os.environ.items()
+                    if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")
+                },
             ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             out = ""
