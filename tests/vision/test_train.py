@@ -20,7 +20,7 @@ def test_quick_training_writes_a_verifier_the_detector_uses(tmp_path):
     # on synthetic composites it never trained on, a card outranks a non-card far more often than not
     assert figures["val_auc"] > 0.75, figures
     QuadVerifier(out)
-    det = Detector(verifier_path=str(out))
+    det = Detector(verifier_path=str(out), budget_ms=5000)  # the budget is not under test here
     rng = np.random.default_rng(11)
     faces, backs = load_card_images(["tango"])
     img, _cards = composite(rng, faces, backs, load_textures(limit=4), 640, 480)
