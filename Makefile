@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
             command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
             && { echo $$p; break; }; done)
 
-.PHONY: test demo lint bench clean venv install-check train-vision
+.PHONY: test demo lint bench clean venv install-check install-check-arm64 train-vision
 
 venv: $(STAMP)
 
@@ -45,6 +45,11 @@ bench: $(STAMP)
 # `systemd/install-check.sh --system` does it for real on a clean Debian container or VM.
 install-check:
 	nice -n 10 systemd/install-check.sh
+
+# the same walk for real (--system) in a clean Debian Bookworm arm64 root under qemu-user-static, as root,
+# with the network to Debian's archive and PyPI: slow (20-40 min), so neither `make test` nor CI runs it
+install-check-arm64:
+	nice -n 10 systemd/install-check-arm64.sh
 
 # the card verifier (vision/quad_verifier.npz) from synthetic composites, on one core
 train-vision: $(STAMP)
