@@ -1,0 +1,599 @@
+"""The table event protocol (../shared/spec/table-events.md) as typed, immutable events.
+
+Every input line becomes one `InputEvent`: a frozen msgspec `Struct` tagged on `"type"` with the spec's
+name (`Deal` is `{"type":"deal",...}`). `parse` is the one place a line is decoded and checked: it turns
+JSON text or a decoded dict into its event, defaults filled, or raises `Rejected` naming the field and the
+problem ("field 'seat': seat 11 does not exist at a 10-seat table"). What it checks is form (types,
+ranges, known values); whether the event can happen *now* is the engine's business, ruled on by the
+engine method named after it (`TableEngine.rule_deal` for a `Deal`, see controller/rules/engine.py).
+
+Output lines (`hand`, `misdeal`, ... `error`) are dicts with the spec's keys in the spec's order, written
+by `dumps` as compact JSON; `OUTPUT_TYPES` names them.
+
+>>> parse('{"type":"deal","seat":3}', seats=9)
+Deal(seat=3, card=None)
+>>> parse({"type": "level", "sb": 50, "bb": 100}, seats=9)
+Level(sb=50, bb=100, ante=0, big_blind_ante=False)
+>>> parse('{"type":"deal","seat":12}', seats=9)
+Traceback (most recent call last):
+...
+controller.rules.errors.Rejected: field 'seat': seat 12 does not exist at a 9-seat table
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import reprlib
+from typing import Any, ClassVar, Union
+
+import msgspec
+
+from controller.rules.cards import ALL_CARDS, card_problem
+from controller.rules.errors import Rejected
+
+ACTIONS = ("fold", "check", "call", "bet", "raise", "allin")
+LEAVE_REASONS = ("eliminated", "moved", "disqualified", "left")
+EXPOSED_BY = ("dealer", "player")
+ACTIONS_MODES = ("entered", "observed")  # the `table` line's `actions`: who tells the engine the betting
+
+# No real chip count comes near a trillion, and sums of 23 such stacks stay exact in any JSON reader
+# (2**53): a larger number is a typo or an attack, refused before it reaches the engine or the output.
+MAX_CHIPS = 10**12
+LONGEST_PLAYER = 64  # characters of a player id (as director commands allow)
+MOST_SEATS = 23  # a Hold'em deck deals two cards to at most 23 players
+
+
+class _Event(msgspec.Struct, frozen=True, tag_field="type"):
+    """An input line. `kind` is its spec name (the `"type"` on the wire)."""
+
+    kind: ClassVar[str]
+
+
+# ---- input lines, in the spec's order -------------------------------------------------------------------
+
+
+class Table(_Event, frozen=True, tag="table"):
+    """First line only: table size, venue rulebook, and who tells the betting (`entered` | `observed`)."""
+
+    seats: int | None = None
+    profile: str | None = None
+    actions: str | None = None
+
+
+class Level(_Event, frozen=True, tag="level"):
+    """Blinds for the next hand started; `big_blind_ante`: the big blind pays the table's ante (addition)."""
+
+    sb: int
+    bb: int
+    ante: int = 0
+    big_blind_ante: bool = False
+
+
+class Seat(_Event, frozen=True, tag="seat"):
+    """A player takes a seat; `moved`: from another table of the event (has been dealt hands)."""
+
+    seat: int
+    player: str
+    stack: int | None = None
+    moved: bool = False
+
+
+class Leave(_Event, frozen=True, tag="leave"):
+    """The seat becomes empty: `eliminated` | `moved` | `disqualified` | `left`."""
+
+    seat: int
+    reason: str = "left"
+
+
+class Button(_Event, frozen=True, tag="button"):
+    """Place the button for the next hand."""
+
+    seat: int
+
+
+class Away(_Event, frozen=True, tag="away"):
+    """The player leaves the seat (his hand may be dead: cool_mule:5.n, corner_pocket:General Rules.I)."""
+
+    seat: int
+
+
+class Back(_Event, frozen=True, tag="back"):
+    """The player returns to the seat."""
+
+    seat: int
+
+
+class HandStart(_Event, frozen=True, tag="hand_start"):
+    """A new hand begins (first riffle, or NEW HAND pressed)."""
+
+
+class Deal(_Event, frozen=True, tag="deal"):
+    """One hole card reached `seat`; with `card`, it was exposed as it was dealt."""
+
+    seat: int
+    card: str | None = None
+
+
+class Expose(_Event, frozen=True, tag="expose"):
+    """A hole card already dealt became exposed, `by` the dealer or the player."""
+
+    seat: int
+    card: str
+    by: str = "dealer"
+
+
+class Boxed(_Event, frozen=True, tag="boxed"):
+    """A card was found face up in the deck."""
+
+    card: str
+
+
+class Burn(_Event, frozen=True, tag="burn"):
+    """A burn card was taken."""
+
+
+class Board(_Event, frozen=True, tag="board"):
+    """Cards turned face up on the board, as one group."""
+
+    cards: tuple[str, ...]
+
+
+class Action(_Event, frozen=True, tag="action"):
+    """A player acted: `action` one of ACTIONS, `to` the round total after it, `chips` the chip values
+    pushed out, `declared` the verbal word and/or amount (controller/rules/betting.py rules on it)."""
+
+    seat: int
+    action: str
+    to: int | None = None
+    chips: tuple[int, ...] | None = None
+    declared: str | int | None = None
+
+
+class ButtonSeen(_Event, frozen=True, tag="button_seen"):
+    """The camera saw the physical button in front of `seat`."""
+
+    seat: int
+
+
+class Show(_Event, frozen=True, tag="show"):
+    """A player tabled these hole cards."""
+
+    seat: int
+    cards: tuple[str, ...]
+
+
+class Muck(_Event, frozen=True, tag="muck"):
+    """A player threw the hand away."""
+
+    seat: int
+
+
+class HandEnd(_Event, frozen=True, tag="hand_end"):
+    """The pot was pushed; the hand is over."""
+
+
+# Additions to the protocol (allowed by the spec): a clock called on a seat and its expiry, a director's
+# penalty (the player sits away but is dealt in: dragons_den:40), and what the camera sees at a table where
+# nobody enters the actions (spec: `actions: observed`).
+
+
+class Clock(_Event, frozen=True, tag="clock"):
+    """A clock is called on `seat`; `seconds` when the director gives a length other than the venue's."""
+
+    seat: int
+    seconds: int | None = None
+
+
+class TimeExpired(_Event, frozen=True, tag="time_expired"):
+    """The clock on `seat` ran out: the hand is dead."""
+
+    seat: int
+
+
+class Penalty(_Event, frozen=True, tag="penalty"):
+    """A time penalty in `hands`, `rounds` (dragons_den:40, bluff_street:58.b) or `minutes`."""
+
+    seat: int
+    reason: str = ""
+    hands: int | None = None
+    minutes: int | None = None
+    rounds: int | None = None
+
+
+class FoldSeen(_Event, frozen=True, tag="fold_seen"):
+    """The seat's hole cards went face down into the muck (camera)."""
+
+    seat: int
+
+
+class ChipsSeen(_Event, frozen=True, tag="chips_seen"):
+    """Chips went forward from the seat into the betting area (camera)."""
+
+    seat: int
+
+
+InputEvent = Union[  # noqa: UP007 (msgspec reads the union as a tagged union of these)
+    Table, Level, Seat, Leave, Button, Away, Back, HandStart, Deal, Expose, Boxed, Burn, Board, Action,
+    ButtonSeen, Show, Muck, HandEnd, Clock, TimeExpired, Penalty, FoldSeen, ChipsSeen,
+]  # fmt: skip
+
+EVENT_TYPES: tuple[type[_Event], ...] = InputEvent.__args__  # type: ignore[attr-defined]
+for _cls in EVENT_TYPES:
+    _cls.kind = _cls.__struct_config__.tag
+BY_KIND: dict[str, type[_Event]] = {cls.kind: cls for cls in EVENT_TYPES}
+INPUT_TYPES = tuple(BY_KIND)
+
+OUTPUT_TYPES = (
+    # the spec's output lines
+    "hand", "misdeal", "replace_exposed", "extra_card", "boxed_card", "button_misplaced",
+    "substantial_action", "dead_hand", "board_redeal", "action_ruled", "out_of_turn", "pots", "show_order",
+    "award", "eliminated", "error",
+    # additions: an uncalled bet returned, an action limited to call or fold, a missing burn, a pot nobody
+    # could be given, a penalty, a clock, a dodged blind, a fouled deck
+    "uncalled_returned", "action_limited", "burn_missing", "pot_unresolved", "penalty", "clock",
+    "blind_dodge", "fouled_deck",
+)  # fmt: skip
+
+_encode = msgspec.json.Encoder().encode
+
+
+def encode(event: _Event) -> bytes:
+    """An input event as one compact JSON line (its `"type"` first): for logs and tests."""
+    return _encode(event)
+
+
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def dumps(line: dict) -> str:
+    """An output line as the protocol writes it: compact JSON, keys in the order they were set."""
+    return _dumps(line)
+
+
+# ---- decoding: the one place a line is read and checked -------------------------------------------------
+
+
+def _no_constant(name: str) -> Any:
+    raise Rejected(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
+
+
+_decoder = json.JSONDecoder(parse_constant=_no_constant)
+_clip = reprlib.Repr()  # (keyword arguments only from Python 3.12)
+_clip.maxstring = _clip.maxother = _clip.maxlong = 40
+_clip.maxlevel, _clip.maxlist, _clip.maxdict = 2, 4, 4
+
+
+def _shown(value: Any) -> str:
+    """A value as an error message quotes it: clipped, so a megabyte or a deep nest stays one short line."""
+    return _clip.repr(value)
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """Where in a decoded line a string holds a lone surrogate (a `\\ud800` escape: not a character, so
+    it cannot be written to the log, MQTT or a terminal), or None. Iterative: a deep nest is no risk."""
+    todo: list[tuple[Any, str]] = [(value, "the line")]
+    while todo:
+        item, where = todo.pop()
+        if type(item) is str:
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return f"{where} holds {exc.object[exc.start]!a} at character {exc.start + 1}"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                todo.append((inner, f"field {key!a}" if where == "the line" else f"{where}[{key!a}]"))
+                todo.append((key, "a field name"))
+        elif isinstance(item, list):
+            todo.extend((inner, f"{where}[{i}]") for i, inner in enumerate(item))
+    return None
+
+
+def decode(text: str) -> dict:
+    """One JSON object from one line, or Rejected saying where the JSON breaks."""
+    text = text.strip()
+    try:
+        obj, end = _decoder.raw_decode(text)
+    except json.JSONDecodeError as exc:
+        raise Rejected(f"malformed JSON at column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise Rejected("malformed JSON: nested too deeply (a protocol line is two levels deep)") from None
+    except ValueError:  # Python's int-to-str limit: a number of more than 4,300 digits
+        raise Rejected(
+            f"a number of thousands of digits: larger than any chip count (at most {MAX_CHIPS:,})"
+        ) from None
+    if end != len(text):
+        raise Rejected(f"malformed JSON: unexpected text after the object at column {end + 1}")
+    if not isinstance(obj, dict):
+        raise Rejected(f"expected a JSON object, got {type(obj).__name__}")
+    if ("\\u" in text or not text.isascii()) and (where := _lone_surrogate(obj)):
+        raise Rejected(f"{where}, a lone surrogate, not a character: send UTF-8 text")
+    return obj
+
+
+def parse(line: str | dict, seats: int) -> InputEvent | None:
+    """One input line (JSON text or a decoded dict) as its event, checked for a `seats`-seat table; None
+    for a blank or `#` comment line. Raises Rejected naming the field and the problem."""
+    if isinstance(line, str):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            return None
+        line = decode(stripped)
+    elif not isinstance(line, dict):
+        line = dict(line)
+    kind = line.get("type")
+    if not isinstance(kind, str):
+        raise Rejected("missing field 'type'")
+    make = _MAKERS.get(kind)
+    if make is None:
+        raise Rejected(f"unknown type {_shown(kind)}")
+    return make(line, seats)
+
+
+def _int(ev: dict, key: str, *, minimum: int = 0, required: bool = True, default: Any = None) -> Any:
+    value = ev.get(key, default)
+    if value is None:
+        if required:
+            raise Rejected(f"missing field '{key}'")
+        return default
+    if type(value) is not int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise Rejected(f"field '{key}' must be an integer, got {_shown(value)}")
+        value = int(value)  # an int subclass: the plain number
+    if value < minimum:
+        raise Rejected(f"field '{key}' must be at least {minimum}, got {_shown(value)}")
+    if value > MAX_CHIPS:
+        raise Rejected(
+            f"field '{key}': {_shown(value)} is larger than any chip count (at most {MAX_CHIPS:,})"
+        )
+    return value
+
+
+def _seat(ev: dict, seats: int, key: str = "seat") -> int:
+    seat = ev.get(key)
+    if type(seat) is int and 0 < seat <= seats:
+        return seat  # the usual line: the checks below would all pass
+    seat = _int(ev, key, minimum=1)
+    if seat > seats:
+        raise Rejected(f"field '{key}': seat {seat} does not exist at a {seats}-seat table")
+    return seat
+
+
+def _card(ev: dict, key: str = "card") -> str:
+    if key not in ev:
+        raise Rejected(f"missing field '{key}'")
+    card = ev[key]
+    if type(card) is str and card in ALL_CARDS:
+        return card
+    if type(card) is not str or len(card) > 3:
+        raise Rejected(f"field '{key}': expected a card code like 'Ah', got {_shown(card)}")
+    raise Rejected(f"field '{key}': {card_problem(card)}")
+
+
+def _cards(ev: dict, key: str = "cards", most: int = 52) -> tuple[str, ...]:
+    cards = ev.get(key)
+    if not isinstance(cards, list) or not cards:
+        raise Rejected(f"field '{key}' must be a non-empty list of card codes")
+    if len(cards) > 52:
+        raise Rejected(f"field '{key}' lists {len(cards)} cards; a deck has 52")
+    for i, card in enumerate(cards):
+        if type(card) is str and card in ALL_CARDS:
+            continue
+        if type(card) is not str or len(card) > 3:
+            raise Rejected(f"field '{key}'[{i}]: expected a card code like 'Ah', got {_shown(card)}")
+        raise Rejected(f"field '{key}'[{i}]: {card_problem(card)}")
+    if len(cards) > 1 and len(set(cards)) != len(cards):
+        raise Rejected(f"field '{key}' lists the same card twice: {cards}")
+    return tuple(cards)
+
+
+def _choice(ev: dict, key: str, choices: tuple[str, ...], default: str | None = None) -> str:
+    value = ev.get(key, default)
+    if value is None:
+        raise Rejected(f"missing field '{key}' (one of {', '.join(choices)})")
+    if value not in choices:
+        raise Rejected(f"field '{key}': {_shown(value)} is not one of {', '.join(choices)}")
+    return str(value)
+
+
+def _bool(ev: dict, key: str, message: str) -> bool:
+    value = ev.get(key, False)
+    if value is not True and value is not False:
+        raise Rejected(message.format(_shown(value)))
+    return value
+
+
+def _table(ev: dict, seats: int) -> Table:
+    n = _int(ev, "seats", minimum=2, required=False, default=seats)
+    if n > MOST_SEATS:
+        raise Rejected(f"field 'seats': {n} seats is more than a Hold'em table can deal to ({MOST_SEATS})")
+    profile = ev.get("profile")
+    if "profile" in ev and not isinstance(profile, str):
+        raise Rejected("field 'profile' must be a string")
+    actions = _choice(ev, "actions", ACTIONS_MODES) if "actions" in ev else None
+    return Table(n if "seats" in ev else None, profile, actions)
+
+
+def _level(ev: dict, seats: int) -> Level:
+    sb = _int(ev, "sb", minimum=0)
+    bb = _int(ev, "bb", minimum=1)
+    ante = _int(ev, "ante", minimum=0, required=False, default=0)
+    big_blind_ante = _bool(ev, "big_blind_ante", "field 'big_blind_ante' must be true or false")
+    if sb > bb:
+        raise Rejected(f"small blind {sb} is larger than the big blind {bb}")
+    return Level(sb, bb, ante, big_blind_ante)
+
+
+def _player(ev: dict) -> str:
+    player = ev.get("player")
+    if type(player) is str and 0 < len(player) <= LONGEST_PLAYER:
+        return player
+    if not isinstance(player, str | int) or isinstance(player, bool) or str(player) == "":
+        raise Rejected("field 'player' must be a non-empty player id")
+    if isinstance(player, int) and not 0 <= player <= MAX_CHIPS:
+        raise Rejected(f"field 'player': {_shown(player)} is not a player id")
+    if isinstance(player, str) and len(player) > LONGEST_PLAYER:
+        raise Rejected(
+            f"field 'player': a player id is at most {LONGEST_PLAYER} characters, got {len(player)}"
+        )
+    return str(player)
+
+
+def _seat_line(ev: dict, seats: int) -> Seat:
+    seat = _seat(ev, seats)
+    player = _player(ev)
+    stack = None if ev.get("stack") is None else _int(ev, "stack", minimum=1)
+    moved = _bool(ev, "moved", "field 'moved' must be true or false, got {}")
+    return Seat(seat, player, stack, moved)
+
+
+def _leave(ev: dict, seats: int) -> Leave:
+    return Leave(_seat(ev, seats), _choice(ev, "reason", LEAVE_REASONS, default="left"))
+
+
+def _seat_only(cls: type) -> Any:
+    return lambda ev, seats: cls(_seat(ev, seats))
+
+
+def _bare(cls: type) -> Any:
+    event = cls()  # no fields: one event stands for every such line
+    return lambda ev, seats: event
+
+
+def _deal(ev: dict, seats: int) -> Deal:
+    seat = _seat(ev, seats)
+    return Deal(seat, None if ev.get("card") is None else _card(ev))
+
+
+def _expose(ev: dict, seats: int) -> Expose:
+    seat = _seat(ev, seats)
+    card = _card(ev)
+    return Expose(seat, card, _choice(ev, "by", EXPOSED_BY, default="dealer"))
+
+
+def _boxed(ev: dict, seats: int) -> Boxed:
+    return Boxed(_card(ev))
+
+
+def _board(ev: dict, seats: int) -> Board:
+    return Board(_cards(ev))
+
+
+_DECLARED_WORD = re.compile("|".join(ACTIONS))
+_AMOUNT = re.compile(r"\d+")
+
+
+def declared_parts(declared: str | int | None) -> tuple[str | None, int | None]:
+    """(word, amount) of a checked verbal declaration (`Action.declared`); either may be None.
+    `"raise 500"` raises by 500 over the bet faced; an amount alone is the same as pushing that many chips
+    silently (bluff_street:35.c)."""
+    if declared is None:
+        return None, None
+    if type(declared) is int:
+        return None, declared
+    text = declared.lower().replace("all-in", "allin").replace("all in", "allin")
+    word = next((w for w in ACTIONS if w in text), None)
+    match = _AMOUNT.search(text.replace(",", ""))
+    return word, int(match.group()) if match else None
+
+
+def _declared(ev: dict) -> str | int | None:
+    declared = ev.get("declared")
+    if declared is None:
+        return None
+    if isinstance(declared, bool):
+        raise Rejected(f"field 'declared': expected a word or an amount, got {declared!r}")
+    if isinstance(declared, int):
+        if declared <= 0:
+            raise Rejected(f"field 'declared': amount must be positive, got {declared}")
+        return int(declared)
+    if not isinstance(declared, str):
+        raise Rejected(f"field 'declared': expected a word or an amount, got {declared!r}")
+    if declared_parts(declared) == (None, None):
+        raise Rejected(
+            f"field 'declared': {declared!r} is neither an action word ({', '.join(ACTIONS)}) nor an amount"
+        )
+    return declared
+
+
+_BETS = frozenset(("bet", "raise", "allin"))
+
+
+def _action(ev: dict, seats: int) -> Action:
+    seat = _seat(ev, seats)
+    action = _choice(ev, "action", ACTIONS)
+    to = ev.get("to")
+    if to is not None:
+        # `to` may be missing for allin (the whole stack) or for a raise told only by its chips.
+        to = _int(ev, "to", minimum=1 if action in _BETS else 0)
+    chips = ev.get("chips")
+    if chips is not None:
+        if not isinstance(chips, list) or not chips:
+            raise Rejected("field 'chips' must be a non-empty list of chip values")
+        for i, chip in enumerate(chips):
+            if isinstance(chip, bool) or not isinstance(chip, int) or not 0 < chip <= MAX_CHIPS:
+                raise Rejected(
+                    f"field 'chips'[{i}] must be a chip value 1..{MAX_CHIPS:,}, got {_shown(chip)}"
+                )
+        chips = tuple(int(c) for c in chips)
+    return Action(seat, action, to, chips, _declared(ev))
+
+
+def _show(ev: dict, seats: int) -> Show:
+    seat = _seat(ev, seats)
+    cards = _cards(ev)
+    if len(cards) > 2:
+        raise Rejected(f"field 'cards': a Hold'em hand has two hole cards, got {len(cards)}")
+    return Show(seat, cards)
+
+
+def _clock(ev: dict, seats: int) -> Clock:
+    seat = _seat(ev, seats)
+    return Clock(seat, _int(ev, "seconds", minimum=1, required=False))
+
+
+def _penalty(ev: dict, seats: int) -> Penalty:
+    seat = _seat(ev, seats)
+    reason = ev.get("reason", "")
+    if not isinstance(reason, str):
+        raise Rejected("field 'reason' must be text")
+    hands = _int(ev, "hands", minimum=1, required=False)
+    minutes = _int(ev, "minutes", minimum=1, required=False)
+    rounds = _int(ev, "rounds", minimum=1, required=False)
+    if hands is None and minutes is None and rounds is None:
+        raise Rejected("a penalty needs 'hands', 'rounds' or 'minutes'")
+    return Penalty(seat, str(reason), hands, minutes, rounds)
+
+
+def parse_as(kind: str, line: dict, seats: int) -> InputEvent:
+    """A decoded line read as an input line of type `kind` whatever its `"type"` says (a hand played
+    alone is handed its `action`, `board`, ... lines without one). Raises Rejected as `parse` does."""
+    return _MAKERS[kind](line, seats)
+
+
+_MAKERS = {
+    "table": _table,
+    "level": _level,
+    "seat": _seat_line,
+    "leave": _leave,
+    "button": _seat_only(Button),
+    "away": _seat_only(Away),
+    "back": _seat_only(Back),
+    "hand_start": _bare(HandStart),
+    "deal": _deal,
+    "expose": _expose,
+    "boxed": _boxed,
+    "burn": _bare(Burn),
+    "board": _board,
+    "action": _action,
+    "button_seen": _seat_only(ButtonSeen),
+    "show": _show,
+    "muck": _seat_only(Muck),
+    "hand_end": _bare(HandEnd),
+    "clock": _clock,
+    "time_expired": _seat_only(TimeExpired),
+    "penalty": _penalty,
+    "fold_seen": _seat_only(FoldSeen),
+    "chips_seen": _seat_only(ChipsSeen),
+}
+assert tuple(_MAKERS) == INPUT_TYPES
