@@ -16,7 +16,23 @@ from typing import TYPE_CHECKING, Any
 
 from controller.rules.cards import ALL_CARDS
 from controller.rules.errors import Rejected
-from controller.rules.events import Boxed, ButtonSeen, ChipsSeen, Deal, Expose, FoldSeen
+from controller.rules.events import (
+    Boxed,
+    BoxedCard,
+    ButtonMisplaced,
+    ButtonSeen,
+    ChipsSeen,
+    DeadHand,
+    Deal,
+    Expose,
+    ExtraCard,
+    FoldSeen,
+    FouledDeck,
+    Misdeal,
+    OutputLine,
+    ReplaceExposed,
+    SubstantialAction,
+)  # fmt: skip
 
 if TYPE_CHECKING:
     from controller.rules.engine import Hand
@@ -64,7 +80,7 @@ class DealMonitor:
     deal_rules: dict[str, Any]
     observed: bool
     players: dict[int, Player]
-    alerts: list[dict]
+    alerts: list[OutputLine]
     leaving: list[int]
     hand: Hand | None
 
@@ -76,30 +92,25 @@ class DealMonitor:
 
     # ---- misdeals and dead hands ------------------------------------------------------------------
 
-    def _misdeal(self, h: Hand, reason: str, setting: str) -> list[dict]:
+    def _misdeal(self, h: Hand, reason: str, setting: str) -> list[OutputLine]:
         h.void = True
         h.misdeal_reason = reason
         if self.leaving:  # tapped out during the hand: gone before the re-deal
             self._vacate_leaving()
         h.play = None  # chips posted go back: stacks are only written at the end of a hand
-        line = {"type": "misdeal", "reason": reason, "rule": self.profile.rule("deal", setting)}
+        line = Misdeal(reason=reason, rule=self.profile.rule("deal", setting))
         self.alerts = [line]
         return [line]
 
-    def _dead(self, h: Hand, seat: int, reason: str, setting: str) -> list[dict]:
+    def _dead(self, h: Hand, seat: int, reason: str, setting: str) -> list[OutputLine]:
         if seat not in h.play.live:
             return []
-        line = {
-            "type": "dead_hand",
-            "seat": seat,
-            "reason": reason,
-            "rule": self.profile.rule("deal", setting),
-        }
+        line = DeadHand(seat=seat, reason=reason, rule=self.profile.rule("deal", setting))
         return [line, *h.play.kill(seat, reason)]
 
     # ---- hole cards -------------------------------------------------------------------------------
 
-    def rule_deal(self, ev: Deal, n: int) -> list[dict]:
+    def rule_deal(self, ev: Deal, n: int) -> list[OutputLine]:
         """A hole card reached a seat: in order and face down it needs no ruling; otherwise the misdeal
         rules (cool_mule:5, bar_league:Misdeals, bluff_street:33.a), a surplus card (cool_mule:5.i), a card
         exposed in the deal, a wrong card count after betting began."""
@@ -141,13 +152,7 @@ class DealMonitor:
                     # "any player has the incorrect quantity of hole cards" (bar_league:Misdeals(f)).
                     return self._misdeal(h, "wrong_card_count", "extra_card_to_first_player")
                 d.extra += 1
-                return [
-                    {
-                        "type": "extra_card",
-                        "seat": seat,
-                        "rule": prof.rule("deal", "extra_card_to_first_player"),
-                    }
-                ]
+                return [ExtraCard(seat=seat, rule=prof.rule("deal", "extra_card_to_first_player"))]
             if d.extra >= 1 and self.deal_rules["too_many_extra_cards_misdeal"]:
                 return self._misdeal(h, "too_many_extra_cards", "too_many_extra_cards_misdeal")
             if self.deal_rules["wrong_card_count_misdeal"]:
@@ -170,11 +175,11 @@ class DealMonitor:
                 ):
                     return self._misdeal(h, "eligible_seat_dealt_out", "eligible_dealt_out_misdeal")
 
-        out: list[dict] = []
+        out: list[OutputLine] = []
         position = d.off_deck + 1
         if card is not None:
             ruling = self._exposed_in_deal(h, seat, card, position)
-            if ruling and ruling[0]["type"] == "misdeal":
+            if ruling and isinstance(ruling[0], Misdeal):
                 return ruling
             out.extend(ruling)  # the exposed card is taken back: the seat gets another after the deal
         else:
@@ -186,7 +191,7 @@ class DealMonitor:
         out.extend(self._check_deal_complete(h))
         return out
 
-    def _button_final_card(self, h: Hand, seat: int, held: int, card: str | None) -> list[dict] | None:
+    def _button_final_card(self, h: Hand, seat: int, held: int, card: str | None) -> list[OutputLine] | None:
         """bluff_street:53 "In button games, the button may receive his or her final card, even if
         substantial action has occurred, unless he or she acts on the hand prior to receiving the final
         card. In the event that he or she acts before receiving the final card, the hand is dead." None
@@ -208,7 +213,7 @@ class DealMonitor:
         d.received.setdefault(seat, []).append(d.off_deck)
         return self._check_deal_complete(h)
 
-    def _exposed_in_deal(self, h: Hand, seat: int, card: str, position: int) -> list[dict]:
+    def _exposed_in_deal(self, h: Hand, seat: int, card: str, position: int) -> list[OutputLine]:
         """A card flashed by the dealer during the deal (cool_mule:5.g/h/j, bar_league:Misdeals)."""
         prof, p = self.profile, h.positions
         if position <= self.deal_rules["exposed_misdeal_cards"]:
@@ -218,36 +223,31 @@ class DealMonitor:
         if h.deal.exposed >= 1 and self.deal_rules["multiple_exposed_misdeal"]:
             return self._misdeal(h, "multiple_exposed", "multiple_exposed_misdeal")
         h.deal.exposed += 1
-        line = {
-            "type": "replace_exposed",
-            "seat": seat,
-            "card": card,
-            "rule": prof.rule("deal", "single_exposed_procedure"),
-        }
+        line = ReplaceExposed(seat=seat, card=card, rule=prof.rule("deal", "single_exposed_procedure"))
         self.alerts.append(line)
         return [line]
 
-    def _check_deal_complete(self, h: Hand) -> list[dict]:
+    def _check_deal_complete(self, h: Hand) -> list[OutputLine]:
         d = h.deal
         if d.complete or d.full < len(h.positions.dealt_in):
             return []
         d.complete = True
         return self._absent_hands(h)
 
-    def _absent_hands(self, h: Hand) -> list[dict]:
+    def _absent_hands(self, h: Hand) -> list[OutputLine]:
         """An absent player is dealt in; the hand is dead once the last card is dealt (cool_mule:5.n)."""
         d = h.deal
         if d.absent_done or not self.deal_rules["absent_hand_dead"]:
             return []
         d.absent_done = True
-        out: list[dict] = []
+        out: list[OutputLine] = []
         for seat in h.positions.dealt_in:
             player = self.players.get(seat)
             if player is not None and player.away and seat in h.play.live:
                 out.extend(self._dead(h, seat, "absent", "absent_hand_dead"))
         return out
 
-    def rule_expose(self, ev: Expose, n: int) -> list[dict]:
+    def rule_expose(self, ev: Expose, n: int) -> list[OutputLine]:
         """A hole card already dealt became exposed: by the player (Corner Pocket kills the hand), or by
         the dealer while the deal goes on (ruled as a card exposed in the deal)."""
         h = self._current("expose")
@@ -266,13 +266,13 @@ class DealMonitor:
             return []  # after the deal a dealer's exposure is no misdeal: the card plays
         # The card most recently dealt to the seat was flashed while the deal goes on.
         ruling = self._exposed_in_deal(h, seat, card, d.received[seat][-1])
-        if ruling and ruling[0]["type"] == "replace_exposed":
+        if ruling and isinstance(ruling[0], ReplaceExposed):
             if d.cards[seat] == 2:
                 d.full -= 1
             d.cards[seat] -= 1
         return ruling
 
-    def rule_boxed(self, ev: Boxed, n: int) -> list[dict]:
+    def rule_boxed(self, ev: Boxed, n: int) -> list[OutputLine]:
         """A card found face up in the deck: replaced, or after substantial action shown and discarded;
         two before substantial action are a misdeal where the book says so."""
         h = self._current("boxed")
@@ -284,16 +284,9 @@ class DealMonitor:
             setting = "boxed_before_substantial"
         else:
             setting = "boxed_after_substantial"
-        return [
-            {
-                "type": "boxed_card",
-                "card": ev.card,
-                "procedure": self.deal_rules[setting],
-                "rule": prof.rule("deal", setting),
-            }
-        ]
+        return [BoxedCard(card=ev.card, procedure=self.deal_rules[setting], rule=prof.rule("deal", setting))]
 
-    def rule_button_seen(self, ev: ButtonSeen, n: int) -> list[dict]:
+    def rule_button_seen(self, ev: ButtonSeen, n: int) -> list[OutputLine]:
         """The physical button where the camera saw it: before the deal it must be moved to the hand's
         button (or the hand is a misdeal where the book says so)."""
         h = self.hand
@@ -304,15 +297,10 @@ class DealMonitor:
         h.button_seen = seat
         if seat == expected:
             if previously is not None and previously != expected:
-                self.alerts = [a for a in self.alerts if a.get("type") != "button_misplaced"]
+                self.alerts = [a for a in self.alerts if not isinstance(a, ButtonMisplaced)]
             return []
         if h.deal.off_deck == 0 and not h.deal.action_started:
-            line = {
-                "type": "button_misplaced",
-                "expected": expected,
-                "seen": seat,
-                "rule": h.positions.rules["button"],
-            }
+            line = ButtonMisplaced(expected=expected, seen=seat, rule=h.positions.rules["button"])
             self.alerts.append(line)
             return [line]
         if not h.deal.substantial and self.deal_rules["button_misplaced_misdeal"]:
@@ -321,7 +309,7 @@ class DealMonitor:
 
     # ---- substantial action ------------------------------------------------------------------------
 
-    def _action_begins(self, h: Hand) -> list[dict]:
+    def _action_begins(self, h: Hand) -> list[OutputLine]:
         """The first action of a hand: a card from now on is ruled on as dealt after betting began."""
         d = h.deal
         if d.action_started:
@@ -330,7 +318,7 @@ class DealMonitor:
         d.unobserved = d.off_deck == 0
         return self._absent_hands(h)
 
-    def _count_substantial(self, h: Hand, seat: int, kind: str, in_turn: bool) -> list[dict]:
+    def _count_substantial(self, h: Hand, seat: int, kind: str, in_turn: bool) -> list[OutputLine]:
         """Substantial action as each rulebook defines it; after it no misdeal can be declared."""
         d = h.deal
         if d.substantial:
@@ -354,11 +342,11 @@ class DealMonitor:
         if not reached:
             return []
         d.substantial = True
-        return [{"type": "substantial_action", "rule": self.profile.rule("deal", "substantial_action")}]
+        return [SubstantialAction(rule=self.profile.rule("deal", "substantial_action"))]
 
     # ---- what the camera saw (observed tables) ------------------------------------------------------
 
-    def _observed_action(self, h: Hand, seat: int, word: str) -> list[dict]:
+    def _observed_action(self, h: Hand, seat: int, word: str) -> list[OutputLine]:
         """An `action` line at an observed table: counted toward substantial action as entered, a fold taken
         out of the hand. Nothing else is ruled from it: with the other actions unseen, its turn and size
         cannot be judged without ruling on actions nobody entered."""
@@ -373,7 +361,7 @@ class DealMonitor:
             play.seen_fold(seat)
         return self._seen_action(h, seat, word)
 
-    def rule_fold_seen(self, ev: FoldSeen, n: int) -> list[dict]:
+    def rule_fold_seen(self, ev: FoldSeen, n: int) -> list[OutputLine]:
         """The camera saw a seat's cards go into the muck: one passive action (a fold)."""
         h = self.hand
         if h is None or h.void or h.play is None:
@@ -385,7 +373,7 @@ class DealMonitor:
             return []  # entered: the `action` line tells it; a fold seen twice is one fold
         return self._seen_action(h, seat, "fold")
 
-    def rule_chips_seen(self, ev: ChipsSeen, n: int) -> list[dict]:
+    def rule_chips_seen(self, ev: ChipsSeen, n: int) -> list[OutputLine]:
         """The camera saw chips go forward from a seat: one action that puts chips in (call, bet or raise,
         which is not known). A blind or ante seen going in while the cards are dealt is no action."""
         h = self.hand
@@ -416,7 +404,7 @@ class DealMonitor:
             seats.update((p.bb,) if level.big_blind_ante else p.dealt_in)
         return seats
 
-    def _seen_action(self, h: Hand, seat: int, kind: str) -> list[dict]:
+    def _seen_action(self, h: Hand, seat: int, kind: str) -> list[OutputLine]:
         """One action seen (or entered) at an observed table. Its place in the turn order is not known: it
         counts as in turn (bluff_street:33.c counts actions in turn)."""
         out = self._action_begins(h)
@@ -424,7 +412,7 @@ class DealMonitor:
         out.extend(self._count_substantial(h, seat, kind, True))
         return out
 
-    def _observed_board(self, h: Hand, cards: tuple[str, ...]) -> list[dict]:
+    def _observed_board(self, h: Hand, cards: tuple[str, ...]) -> list[OutputLine]:
         """Board cards at an observed table. The betting round before them is over: every player still in
         acted in it at least once (each such unseen action counts as passive: whether chips went in is not
         known). The board itself is ruled only where no betting knowledge is needed (a four-card flop,
@@ -442,7 +430,7 @@ class DealMonitor:
         d.round_acted = set()
         return out + board
 
-    def _fouled_deck(self, h: Hand, cards: tuple[str, ...]) -> list[dict]:
+    def _fouled_deck(self, h: Hand, cards: tuple[str, ...]) -> list[OutputLine]:
         """A card already out in this hand turns up again: the deck is fouled (bluff_street:33.d.2 "If two
         cards of the same rank and suit are found, all action is void, and all chips in the pot are returned
         to the participants who wagered them"). The hand is void like a misdealt one (stacks are written
@@ -459,6 +447,6 @@ class DealMonitor:
         h.void = True
         h.misdeal_reason = "fouled_deck"
         h.play = None
-        line = {"type": "fouled_deck", "card": twice[0], "rule": self.profile.rule("deal", "fouled_deck")}
+        line = FouledDeck(card=twice[0], rule=self.profile.rule("deal", "fouled_deck"))
         self.alerts = [line]
         return [line]

@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import UNSET, UnsetType
+
 from controller.rules import events
 from controller.rules.borrowed import mark_borrowed
 from controller.rules.deal_monitor import DealMonitor, DealState
@@ -40,19 +42,27 @@ from controller.rules.events import (
     ButtonSeen,
     ChipsSeen,
     Clock,
+    ClockLine,
+    DeadHand,
     Deal,
+    Eliminated,
+    Error,
     Expose,
     FoldSeen,
     HandEnd,
+    HandLine,
     HandStart,
     InputEvent,
     Leave,
     Muck,
+    OutputLine,
     Penalty,
     Seat,
     Show,
+    SittingOut,
     Table,
     TimeExpired,
+    to_line,
 )  # fmt: skip
 from controller.rules.events import Button as ButtonEvent
 from controller.rules.events import Level as LevelEvent
@@ -64,12 +74,8 @@ from controller.rules.seats_levels import Level, SeatsAndLevels
 dumps = events.dumps  # an output line as the protocol writes it (kept here for the engine's callers)
 
 
-def _internal_error(n: int, exc: Exception) -> dict:
-    return {
-        "type": "error",
-        "line": n,
-        "message": f"internal error ({type(exc).__name__}: {exc}); please report this line",
-    }
+def _internal_error(n: int, exc: Exception) -> Error:
+    return Error(line=n, message=f"internal error ({type(exc).__name__}: {exc}); please report this line")
 
 
 @dataclass(slots=True)
@@ -113,7 +119,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
         # Observed tables: seats whose player was tapped out as eliminated during the hand; they leave when
         # it is over.
         self.leaving: list[int] = []
-        self.alerts: list[dict] = []
+        self.alerts: list[OutputLine] = []
 
     @staticmethod
     def _settings(profile: Profile) -> dict[str, Any]:
@@ -130,53 +136,65 @@ class TableEngine(SeatsAndLevels, DealMonitor):
 
     def feed(self, line: dict | str, line_no: int | None = None) -> list[dict]:
         """One input line (JSON text or a decoded dict, which is only read) in, the output lines it causes
-        out: `events.parse`, then `play`. A malformed line is its `error` line."""
+        out as dicts (`events.to_line`): `events.parse`, then `rulings`. A ruling on a rule the venue's own
+        book does not hold says whose book it borrows (`borrowed_from`). A malformed line is its `error`
+        line."""
         self.lines_seen += 1
         n = self.lines_seen if line_no is None else line_no
         try:
             event = events.parse(line, self.seats)
         except Rejected as exc:
-            return self._after([{"type": "error", "line": n, "message": str(exc)}])
+            return self._lines(self._after([Error(line=n, message=str(exc))]))
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
-            return self._after([_internal_error(n, exc)])
+            return self._lines(self._after([_internal_error(n, exc)]))
         if event is None:
-            return self._after([])
-        return self._play(event, n)
+            return self._lines(self._after([]))
+        return self._lines(self._rulings(event, n))
 
     def play(self, event: InputEvent, line_no: int | None = None) -> list[dict]:
-        """One input event in, the output lines it causes out; a ruling on a rule the venue's own book does
-        not hold says whose book it borrows (`borrowed_from`). An event that cannot happen now is its
-        `error` line, the state unchanged."""
-        self.lines_seen += 1
-        return self._play(event, self.lines_seen if line_no is None else line_no)
+        """`feed` for an input event already read: its output lines as dicts."""
+        return self._lines(self.rulings(event, line_no))
 
-    def _play(self, event: InputEvent, n: int) -> list[dict]:
+    def rulings(self, event: InputEvent, line_no: int | None = None) -> list[OutputLine]:
+        """One input event in, the typed output lines it causes out (`borrowed_from` is added only to the
+        dicts `feed` and `play` hand out). An event that cannot happen now is its `Error`, the state
+        unchanged."""
+        self.lines_seen += 1
+        return self._rulings(event, self.lines_seen if line_no is None else line_no)
+
+    def _rulings(self, event: InputEvent, n: int) -> list[OutputLine]:
         try:
             out = _RULINGS[type(event)](self, event, n)
         except Rejected as exc:
-            out = [{"type": "error", "line": n, "message": str(exc)}]
+            out = [Error(line=n, message=str(exc))]
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
             out = [_internal_error(n, exc)]
         return self._after(out)
 
-    def _after(self, out: list[dict]) -> list[dict]:
-        """What follows every line: a player away when the action reaches him, and borrowed rules marked."""
+    def _after(self, out: list[OutputLine]) -> list[OutputLine]:
+        """What follows every line: a player away when the action reaches him loses his hand."""
         if self.deal_rules["absent_at_turn"] == "dead":
             absent = self._absent_at_turn()
             if absent:
                 out = [*out, *absent]
-        if out:
-            mark_borrowed(out, self.profile.name)
         return out
 
-    def _absent_at_turn(self) -> list[dict]:
+    def _lines(self, out: list[OutputLine]) -> list[dict]:
+        """Output lines as the dicts the protocol's consumers read, borrowed rules marked."""
+        if not out:
+            return []
+        lines = [to_line(o) for o in out]
+        mark_borrowed(lines, self.profile.name)
+        return lines
+
+    def _absent_at_turn(self) -> list[OutputLine]:
         """A player away from his seat when the action reaches him: his hand is dead (corner_pocket:General
         Rules.I "If a player is absent from his seat when it is his turn to act, for any reason, his hand
         will be immediately folded"; cool_mule:7.r). Back before his turn, he plays it."""
         h = self.hand
         if h is None or h.void or h.play is None or not (h.deal.complete or h.deal.action_started):
             return []
-        out: list[dict] = []
+        out: list[OutputLine] = []
         for _ in range(self.seats):
             seat = h.play.to_act
             player = self.players.get(seat) if seat is not None else None
@@ -230,12 +248,12 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             else None,
             "board": board,
             "to_act": h.play.to_act if self.in_hand else None,
-            "alerts": list(self.alerts),
+            "alerts": self._lines(self.alerts),
         }
 
     # ----------------------------------------------------------------- table and seats
 
-    def rule_table(self, ev: Table, n: int) -> list[dict]:
+    def rule_table(self, ev: Table, n: int) -> list[OutputLine]:
         """The table's size, rulebook and who tells the betting: first line only."""
         if self.lines_seen > 1 and (self.players or self.hand is not None):
             raise Rejected("a 'table' line must come first, before any seat or hand")
@@ -255,10 +273,10 @@ class TableEngine(SeatsAndLevels, DealMonitor):
 
     # ----------------------------------------------------------------- hands
 
-    def rule_hand_start(self, ev: HandStart, n: int) -> list[dict]:
+    def rule_hand_start(self, ev: HandStart, n: int) -> list[OutputLine]:
         """A new hand: where the button and blinds are, who is dealt in (or the exact re-deal of a misdealt
         hand, bluff_street:33.b). NEW HAND without a hand_end ends the hand before (bar_league:Hand Start)."""
-        out: list[dict] = []
+        out: list[OutputLine] = []
         h = self.hand
         if h is not None and h.void:
             return self._redeal(h, n)
@@ -293,7 +311,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
         hand.play = self._new_play(hand)
         return out
 
-    def _redeal(self, old: Hand, n: int) -> list[dict]:
+    def _redeal(self, old: Hand, n: int) -> list[OutputLine]:
         """After a misdeal the re-deal is an exact replay: same button, blinds, players and limits
         (bluff_street:33.b); players seated since are not dealt in, players gone are skipped."""
         p = old.positions
@@ -323,33 +341,33 @@ class TableEngine(SeatsAndLevels, DealMonitor):
         )
         self.hand = hand
         self.alerts = []
-        line = self._hand_line(hand)
-        line["rule"] = self.profile.rule("deal", "redeal_exact_replay")
+        line = self._hand_line(hand, self.profile.rule("deal", "redeal_exact_replay"))
         hand.play = self._new_play(hand)
         return [line]
 
-    def _hand_line(self, hand: Hand) -> dict:
+    def _hand_line(self, hand: Hand, rule: str | UnsetType = UNSET) -> HandLine:
+        """The `hand` line: a ruling (with `rule`) when the dead-button rule or a sit-out decided something,
+        or when it re-deals a misdealt hand."""
         p = hand.positions
-        line = {
-            "type": "hand",
-            "number": hand.number,
-            "button": p.button,
-            "sb": p.sb,
-            "bb": p.bb,
-            "dead_button": p.dead_button,
-            "dead_sb_seat": p.dead_sb_seat,
-            "dealer": p.dealer,
-            "first_card": p.first_card,
-            "dealt_in": list(p.dealt_in),
-            "sitting_out": [{"seat": s, "reason": r} for s, r in p.sitting_out],
-            "redeal": hand.redeal,
-        }
-        # The hand line is a ruling when the dead-button rule or a sit-out decided something.
-        if p.sitting_out:
-            line["rule"] = p.rules.get(f"sit_out:{p.sitting_out[0][0]}", p.rules["button"])
-        elif p.dead_button or p.dead_sb_seat is not None or p.heads_up:
-            line["rule"] = p.rules["button"]
-        return line
+        if rule is UNSET:
+            if p.sitting_out:
+                rule = p.rules.get(f"sit_out:{p.sitting_out[0][0]}", p.rules["button"])
+            elif p.dead_button or p.dead_sb_seat is not None or p.heads_up:
+                rule = p.rules["button"]
+        return HandLine(
+            number=hand.number,
+            button=p.button,
+            sb=p.sb,
+            bb=p.bb,
+            dead_button=p.dead_button,
+            dead_sb_seat=p.dead_sb_seat,
+            dealer=p.dealer,
+            first_card=p.first_card,
+            dealt_in=list(p.dealt_in),
+            sitting_out=[SittingOut(s, r) for s, r in p.sitting_out],
+            redeal=hand.redeal,
+            rule=rule,
+        )
 
     def _new_play(self, hand: Hand) -> HandPlay:
         p = hand.positions
@@ -391,7 +409,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             h = self._current(what)  # refuses the line
         return h
 
-    def rule_action(self, ev: Action, n: int) -> list[dict]:
+    def rule_action(self, ev: Action, n: int) -> list[OutputLine]:
         """A betting action, ruled by the hand (controller/rules/hand_play.py) and counted toward
         substantial action until it is reached."""
         h = self._in_play("action")
@@ -401,7 +419,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
         if d.substantial:
             # Past substantial action the deal monitor has nothing left to count: the hand rules alone.
             return h.play.rule_action(ev)
-        out: list[dict] = []
+        out: list[OutputLine] = []
         first_action = not d.action_started
         in_turn = h.play.to_act == ev.seat
         acted_before = len(h.play.acted)
@@ -413,7 +431,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             out.extend(self._count_substantial(h, seat, kind, in_turn))
         return out
 
-    def rule_board(self, ev: Board, n: int) -> list[dict]:
+    def rule_board(self, ev: Board, n: int) -> list[OutputLine]:
         """Board cards: a fouled deck (a card out twice), else the hand rules on the street."""
         h = self._in_play("board")
         fouled = self._fouled_deck(h, ev.cards)
@@ -423,10 +441,10 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             return self._observed_board(h, ev.cards)
         return h.play.deal_board(ev.cards)
 
-    def rule_burn(self, ev: Burn, n: int) -> list[dict]:
+    def rule_burn(self, ev: Burn, n: int) -> list[OutputLine]:
         return self._in_play("burn").play.burn()
 
-    def rule_show(self, ev: Show, n: int) -> list[dict]:
+    def rule_show(self, ev: Show, n: int) -> list[OutputLine]:
         """Hole cards tabled at the showdown (a card already out fouls the deck)."""
         h = self._in_play("show")
         fouled = self._fouled_deck(h, ev.cards)
@@ -434,41 +452,34 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             return fouled
         return h.play.show_cards(ev.seat, ev.cards)
 
-    def rule_muck(self, ev: Muck, n: int) -> list[dict]:
+    def rule_muck(self, ev: Muck, n: int) -> list[OutputLine]:
         return self._in_play("muck").play.muck_hand(ev.seat)
 
-    def rule_clock(self, ev: Clock, n: int) -> list[dict]:
+    def rule_clock(self, ev: Clock, n: int) -> list[OutputLine]:
         """A clock called on a seat holding a live hand."""
         h = self._current("clock")
         if ev.seat not in h.play.live:
             raise Rejected(f"seat {ev.seat} holds no live hand to put on the clock")
         return [self._clock_line(ev.seat, ev.seconds)]
 
-    def _clock_line(self, seat: int, seconds: int | None) -> dict:
+    def _clock_line(self, seat: int, seconds: int | None) -> ClockLine:
         """A clock on `seat`: the venue's length unless the director gave one, and its countdown
         (bar_league:Calling a Clock 40 s, cool_mule:12.i 60 s, bluff_street:25 30 s, ...)."""
         conduct = self.profile.settings["conduct"]
         length = conduct["clock_seconds"]
         countdown = conduct["clock_countdown_seconds"].value
-        line = {"type": "clock", "seat": seat, "seconds": seconds or length.value}
-        line["countdown"] = min(countdown, line["seconds"])
-        line["rule"] = length.rule
-        return line
+        seconds = seconds or length.value
+        return ClockLine(seat=seat, seconds=seconds, countdown=min(countdown, seconds), rule=length.rule)
 
-    def rule_time_expired(self, ev: TimeExpired, n: int) -> list[dict]:
+    def rule_time_expired(self, ev: TimeExpired, n: int) -> list[OutputLine]:
         """The clock ran out: the hand is dead (the venue's clock rule)."""
         h = self._current("time_expired")
         if ev.seat not in h.play.live:
             raise Rejected(f"seat {ev.seat} holds no live hand")
-        line = {
-            "type": "dead_hand",
-            "seat": ev.seat,
-            "reason": "clock",
-            "rule": self.profile.rule("conduct", "clock_expired"),
-        }
+        line = DeadHand(seat=ev.seat, reason="clock", rule=self.profile.rule("conduct", "clock_expired"))
         return [line, *h.play.kill(ev.seat, "clock")]
 
-    def rule_hand_end(self, ev: HandEnd, n: int) -> list[dict]:
+    def rule_hand_end(self, ev: HandEnd, n: int) -> list[OutputLine]:
         """The pot was pushed: award it, write the stacks back, place the busted players."""
         h = self.hand
         if h is None or (h.play is None and not h.void):
@@ -477,11 +488,11 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             raise Rejected(f"hand {h.number} is void after a misdeal: re-deal it with hand_start")
         return self._finish(n)
 
-    def _finish(self, n: int) -> list[dict]:
+    def _finish(self, n: int) -> list[OutputLine]:
         """Award the pots, write the stacks back, mark the busted players' places."""
         h = self.hand
         assert h is not None and h.play is not None
-        out = h.play.finish(n)
+        out = h.play.end_hand()
         if self.observed:
             return out + self._finish_observed(h)
         final = h.play.stacks
@@ -514,15 +525,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             place_rule = self.profile.rule("conduct", "elimination_order")
             for i, seat in enumerate(busted):
                 place = remaining - len(busted) + 1 + i
-                out.append(
-                    {
-                        "type": "eliminated",
-                        "seat": seat,
-                        "place": place,
-                        "player": self.players[seat].id,
-                        "rule": place_rule,
-                    }
-                )
+                out.append(Eliminated(seat=seat, place=place, player=self.players[seat].id, rule=place_rule))
             for seat in busted:
                 del self.players[seat]
                 self.busted_seats.add(seat)
@@ -530,7 +533,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
         h.play = None
         return out
 
-    def _finish_observed(self, h: Hand) -> list[dict]:
+    def _finish_observed(self, h: Hand) -> list[OutputLine]:
         """The end of a hand at an observed table: no stacks were counted, so nobody busts here; players
         tapped out during the hand (`leave`, reason eliminated) leave now."""
         for seat in h.positions.dealt_in:

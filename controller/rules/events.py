@@ -7,8 +7,12 @@ problem ("field 'seat': seat 11 does not exist at a 10-seat table"). What it che
 ranges, known values); whether the event can happen *now* is the engine's business, ruled on by the
 engine method named after it (`TableEngine.rule_deal` for a `Deal`, see controller/rules/engine.py).
 
-Output lines (`hand`, `misdeal`, ... `error`) are dicts with the spec's keys in the spec's order, written
-by `dumps` as compact JSON; `OUTPUT_TYPES` names them.
+Every output line is an `OutputLine` of the same kind (`Misdeal` is `{"type":"misdeal",...}`), built
+where it is ruled; the engine hands each out as a dict (`to_line`, keys in the fields' order) written by
+`dumps` as compact JSON, byte for byte what the protocol's consumers read.
+
+Over 600 lines for a reason: the whole wire format, every line type in and out with its one check, is
+read in this one module.
 
 >>> parse('{"type":"deal","seat":3}', seats=9)
 Deal(seat=3, card=None)
@@ -28,6 +32,7 @@ import reprlib
 from typing import Any, ClassVar, Union
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from controller.rules.cards import ALL_CARDS, card_problem
 from controller.rules.errors import Rejected
@@ -224,16 +229,260 @@ for _cls in EVENT_TYPES:
 BY_KIND: dict[str, type[_Event]] = {cls.kind: cls for cls in EVENT_TYPES}
 INPUT_TYPES = tuple(BY_KIND)
 
-OUTPUT_TYPES = (
-    # the spec's output lines
-    "hand", "misdeal", "replace_exposed", "extra_card", "boxed_card", "button_misplaced",
-    "substantial_action", "dead_hand", "board_redeal", "action_ruled", "out_of_turn", "pots", "show_order",
-    "award", "eliminated", "error",
-    # additions: an uncalled bet returned, an action limited to call or fold, a missing burn, a pot nobody
-    # could be given, a penalty, a clock, a dodged blind, a fouled deck
-    "uncalled_returned", "action_limited", "burn_missing", "pot_unresolved", "penalty", "clock",
-    "blind_dodge", "fouled_deck",
-)  # fmt: skip
+# ---- output lines, in the spec's order ------------------------------------------------------------------
+#
+# Every output line may carry `rule`, the profile's citation (`"bar_league:Misdeals(a)"`); a field left
+# UNSET is not written. `to_line` makes the dict the engine hands out (`TableEngine.feed`), keys in field
+# order; controller/rules/borrowed.py then adds `borrowed_from` to a ruling on another venue's rule.
+
+
+class _Output(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """An output line (a ruling or an error). `kind` is its spec name."""
+
+    kind: ClassVar[str]
+
+
+class SittingOut(msgspec.Struct, frozen=True):
+    """An occupied seat dealt no cards this hand: `between_sb_and_button` | `new_player_dead_position`."""
+
+    seat: int
+    reason: str
+
+
+class HandLine(_Output, frozen=True, kw_only=True, tag="hand"):
+    """Answer to every `hand_start`: where the button and blinds are, who is dealt in and in what order."""
+
+    number: int
+    button: int
+    sb: int | None
+    bb: int
+    dead_button: bool
+    dead_sb_seat: int | None
+    dealer: int
+    first_card: int
+    dealt_in: list[int]
+    sitting_out: list[SittingOut]
+    redeal: bool
+    rule: str | UnsetType = UNSET
+
+
+class Misdeal(_Output, frozen=True, kw_only=True, tag="misdeal"):
+    """The hand is void and must be re-dealt (`reason`: the spec's list)."""
+
+    reason: str
+    rule: str
+
+
+class ReplaceExposed(_Output, frozen=True, kw_only=True, tag="replace_exposed"):
+    """A card exposed in the deal is replaced after the deal and becomes the flop burn."""
+
+    seat: int
+    card: str
+    rule: str
+
+
+class ExtraCard(_Output, frozen=True, kw_only=True, tag="extra_card"):
+    """The first player got a surplus card after all hands were complete: it becomes the burn."""
+
+    seat: int
+    rule: str
+
+
+class BoxedCard(_Output, frozen=True, kw_only=True, tag="boxed_card"):
+    """A single boxed card: `replace` | `discard`."""
+
+    card: str
+    procedure: str
+    rule: str
+
+
+class ButtonMisplaced(_Output, frozen=True, kw_only=True, tag="button_misplaced"):
+    """Before the deal: the physical button must be moved to `expected`."""
+
+    expected: int
+    seen: int
+    rule: str
+
+
+class SubstantialAction(_Output, frozen=True, kw_only=True, tag="substantial_action"):
+    """Substantial action was just reached: from now on no misdeal can be declared."""
+
+    rule: str
+
+
+class DeadHand(_Output, frozen=True, kw_only=True, tag="dead_hand"):
+    """The seat's hand is dead: `wrong_card_count` | `absent` | `exposed_cards` | `clock` | `out_of_turn`."""
+
+    seat: int
+    reason: str
+    rule: str
+
+
+class BoardRedeal(_Output, frozen=True, kw_only=True, tag="board_redeal"):
+    """Board cards came too early or too many: the street and the venue's procedure."""
+
+    street: str
+    procedure: str
+    rule: str
+
+
+class ActionRuled(_Output, frozen=True, kw_only=True, tag="action_ruled"):
+    """An action recorded as other than it was entered (`as` on the wire; `entered`: what was)."""
+
+    seat: int
+    as_: str = msgspec.field(name="as")
+    to: int
+    all_in: bool
+    entered: str
+    reason: str
+    rule: str
+
+
+class OutOfTurn(_Output, frozen=True, kw_only=True, tag="out_of_turn"):
+    """`seat` acted while `expected` was to act; `binding`: the action stands when its turn comes;
+    `chips_lost`: chips put out of turn and lost to the pot (corner_pocket:General Rules.D)."""
+
+    seat: int
+    expected: int | None
+    rule: str
+    binding: bool | UnsetType = UNSET
+    chips_lost: int | UnsetType = UNSET
+
+
+class PotLine(msgspec.Struct, frozen=True):
+    """One pot of a `pots` line: its chips and the seats that can win it, clockwise."""
+
+    amount: int
+    eligible: list[int]
+
+
+class Pots(_Output, frozen=True, kw_only=True, tag="pots"):
+    """After each betting round: main pot first, then side pots."""
+
+    street: str
+    pots: list[PotLine]
+    rule: str
+
+
+class ShowOrder(_Output, frozen=True, kw_only=True, tag="show_order"):
+    """Who must table first at a showdown."""
+
+    first: int
+    rule: str
+
+
+class AwardLine(_Output, frozen=True, kw_only=True, tag="award"):
+    """A pot awarded: `shares` {seat: chips} with seat numbers as JSON keys, the odd chips and the hand."""
+
+    pot: int
+    amount: int
+    winners: list[int]
+    shares: dict[str, int]
+    odd_chips_to: int | None
+    odd_chips: dict[str, int]
+    hand: str | None
+    rule: str
+
+
+class Eliminated(_Output, frozen=True, kw_only=True, tag="eliminated"):
+    """A player busted: finishing place (ties broken by the larger stack at the start of the hand)."""
+
+    seat: int
+    place: int
+    player: str
+    rule: str | UnsetType = UNSET
+
+
+class Error(_Output, frozen=True, kw_only=True, tag="error"):
+    """An input line rejected: its number and what is wrong. The state is unchanged."""
+
+    line: int
+    message: str
+
+
+class UncalledReturned(_Output, frozen=True, kw_only=True, tag="uncalled_returned"):
+    """(addition) The part of a bet nobody called goes back to the seat."""
+
+    seat: int
+    amount: int
+    rule: str
+
+
+class ActionLimited(_Output, frozen=True, kw_only=True, tag="action_limited"):
+    """(addition) The seat may only take `options` (a check facing a bet: call or fold)."""
+
+    seat: int
+    options: list[str]
+    reason: str
+    rule: str
+
+
+class BurnMissing(_Output, frozen=True, kw_only=True, tag="burn_missing"):
+    """(addition) No burn card before the street: the card stands."""
+
+    street: str
+    rule: str
+
+
+class PotUnresolved(_Output, frozen=True, kw_only=True, tag="pot_unresolved"):
+    """(addition) A pot nobody could be given (no eligible hand tabled)."""
+
+    pot: int
+    amount: int
+    eligible: list[int]
+    reason: str
+    rule: str
+
+
+class PenaltyLine(_Output, frozen=True, kw_only=True, tag="penalty"):
+    """(addition) A time penalty given: its length in hands, rounds or minutes."""
+
+    seat: int
+    player: str
+    reason: str
+    hands: int | UnsetType = UNSET
+    rounds: int | UnsetType = UNSET
+    minutes: int | UnsetType = UNSET
+    rule: str
+
+
+class ClockLine(_Output, frozen=True, kw_only=True, tag="clock"):
+    """(addition) A clock on the seat: seconds to act, the last `countdown` counted aloud."""
+
+    seat: int
+    seconds: int
+    countdown: int
+    rule: str
+
+
+class BlindDodge(_Output, frozen=True, kw_only=True, tag="blind_dodge"):
+    """(addition) A player moved from seat `from` skips a blind he was due (bluff_street:31)."""
+
+    seat: int
+    from_: int = msgspec.field(name="from")
+    player: str
+    rule: str
+
+
+class FouledDeck(_Output, frozen=True, kw_only=True, tag="fouled_deck"):
+    """(addition) A card turned up twice: all action void, every chip back (bluff_street:33.d)."""
+
+    card: str
+    rule: str
+
+
+OutputLine = Union[  # noqa: UP007
+    HandLine, Misdeal, ReplaceExposed, ExtraCard, BoxedCard, ButtonMisplaced, SubstantialAction, DeadHand,
+    BoardRedeal, ActionRuled, OutOfTurn, Pots, ShowOrder, AwardLine, Eliminated, Error, UncalledReturned,
+    ActionLimited, BurnMissing, PotUnresolved, PenaltyLine, ClockLine, BlindDodge, FouledDeck,
+]  # fmt: skip
+OUTPUT_CLASSES: tuple[type[_Output], ...] = OutputLine.__args__  # type: ignore[attr-defined]
+for _cls in OUTPUT_CLASSES:
+    _cls.kind = _cls.__struct_config__.tag
+OUTPUT_TYPES = tuple(cls.kind for cls in OUTPUT_CLASSES)
+
+to_line = msgspec.to_builtins  # an output line as the dict the engine hands out, keys in field order
+
 
 _encode = msgspec.json.Encoder().encode
 

@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING
 
 from controller.rules import events
 from controller.rules.errors import Rejected
-from controller.rules.events import Action
+from controller.rules.events import (
+    Action,
+    BoardRedeal,
+    BurnMissing,
+    OutputLine,
+    PotLine,
+    Pots,
+    ShowOrder,
+    UncalledReturned,
+    to_line,
+)  # fmt: skip
 from controller.rules.pots import uncalled
 from controller.rules.showdown import Award, award_pots, check_cards, first_to_show
 
@@ -76,12 +86,12 @@ class BoardAndShowdown:
     def _begin_round(self, after: int) -> None:
         raise NotImplementedError
 
-    def rule_action(self, ev: Action) -> list[dict]:
+    def rule_action(self, ev: Action) -> list[OutputLine]:
         raise NotImplementedError
 
     # ---- end of a betting round ------------------------------------------------------------------
 
-    def _return_uncalled(self) -> list[dict]:
+    def _return_uncalled(self) -> list[OutputLine]:
         # Only bets can go uncalled: a big-blind ante is not a bet that others must match.
         back = uncalled(
             {s: chips - self.antes[s] for s, chips in self.total.items()} if self.setup.ante else self.total
@@ -96,25 +106,17 @@ class BoardAndShowdown:
             self.stacks[seat] = stack + chips
             if stack + chips > 0:
                 self.all_in.discard(seat)
-        return [
-            {
-                "type": "uncalled_returned",
-                "seat": seat,
-                "amount": chips,
-                "rule": self._rule("betting", "uncalled_bet"),
-            }
-        ]
+        return [UncalledReturned(seat=seat, amount=chips, rule=self._rule("betting", "uncalled_bet"))]
 
-    def _pots_line(self) -> dict:
+    def _pots_line(self) -> Pots:
         """The pots after a betting round: main pot first, then side pots (the venue's side-pot rule)."""
-        return {
-            "type": "pots",
-            "street": self.street,
-            "pots": [p.as_dict() for p in self.pots()],
-            "rule": self._rule("showdown", "side_pots"),
-        }
+        return Pots(
+            street=self.street,
+            pots=[PotLine(p.amount, list(p.eligible)) for p in self.pots()],
+            rule=self._rule("showdown", "side_pots"),
+        )
 
-    def _close_round(self) -> list[dict]:
+    def _close_round(self) -> list[OutputLine]:
         ran = self.round_running
         self.round_running = False
         self.to_act = None
@@ -129,7 +131,7 @@ class BoardAndShowdown:
                 out.append(self._show_order_line())
         return out
 
-    def _show_order_line(self) -> dict:
+    def _show_order_line(self) -> ShowOrder:
         first = first_to_show(
             self.profile.value("showdown", "order"),
             self.profile.value("showdown", "order_no_bet"),
@@ -142,7 +144,7 @@ class BoardAndShowdown:
             self.first_to_act,
         )
         key = "order" if self.last_aggressor is not None else "order_no_bet"
-        return {"type": "show_order", "first": first, "rule": self._rule("showdown", key)}
+        return ShowOrder(first=first, rule=self._rule("showdown", key))
 
     # ---- the board -------------------------------------------------------------------------------
 
@@ -158,10 +160,10 @@ class BoardAndShowdown:
         return []
 
     def board(self, ev: dict, line: int = 0) -> list[dict]:
-        """A `board` line as a dict (checked by `events`): `deal_board`."""
-        return self.deal_board(events.parse_as("board", ev, self.n).cards)
+        """A `board` line as a dict (checked by `events`): `deal_board`, its lines as dicts."""
+        return [to_line(o) for o in self.deal_board(events.parse_as("board", ev, self.n).cards)]
 
-    def deal_board(self, cards: tuple[str, ...]) -> list[dict]:
+    def deal_board(self, cards: tuple[str, ...]) -> list[OutputLine]:
         """Board cards turned up as one group (checked card codes, none twice): the next street, or the
         venue's ruling on a card too early or too many (`board_redeal`, `burn_missing`)."""
         if self.finished:
@@ -200,17 +202,15 @@ class BoardAndShowdown:
         self._deal_street(target, cards)  # rules on nothing: returns no lines
         return out
 
-    def _burn_check(self, street: str) -> list[dict]:
+    def _burn_check(self, street: str) -> list[OutputLine]:
         out = []
         if self.burns == 0 and street not in self.no_burn_next and not self.observed:
-            out.append(
-                {"type": "burn_missing", "street": street, "rule": self._rule("board", "missing_burn")}
-            )
+            out.append(BurnMissing(street=street, rule=self._rule("board", "missing_burn")))
         self.no_burn_next.discard(street)
         self.burns = 0
         return out
 
-    def _deal_street(self, street: str, cards: tuple[str, ...] | list[str]) -> list[dict]:
+    def _deal_street(self, street: str, cards: tuple[str, ...] | list[str]) -> list[OutputLine]:
         self.board_cards.extend(cards)
         cards_out = self._cards_out
         for card in cards:
@@ -224,28 +224,26 @@ class BoardAndShowdown:
             self.street = "showdown"  # nobody can bet: cards are tabled, no showdown order
         return []
 
-    def _premature(self, street: str) -> list[dict]:
+    def _premature(self, street: str) -> list[OutputLine]:
         key = {"flop": "premature_flop", "turn": "premature_turn", "river": "premature_river"}[street]
         return self._redeal(street, self.profile.value("board", key), ("board", key))
 
-    def _redeal(self, street: str, procedure: str, setting: tuple[str, str]) -> list[dict]:
+    def _redeal(self, street: str, procedure: str, setting: tuple[str, str]) -> list[OutputLine]:
         if procedure == "next_card_then_reshuffle":
             self.no_burn_next.add("river")  # the turn is burned and dealt as usual, the river is not burned
         else:
             self.no_burn_next.add(street)
         self.burns = 0
-        return [
-            {"type": "board_redeal", "street": street, "procedure": procedure, "rule": self._rule(*setting)}
-        ]
+        return [BoardRedeal(street=street, procedure=procedure, rule=self._rule(*setting))]
 
     # ---- showdown --------------------------------------------------------------------------------
 
     def show(self, ev: dict, line: int = 0) -> list[dict]:
         """A `show` line as a dict (checked by `events`): `show_cards`."""
         checked = events.parse_as("show", ev, self.n)
-        return self.show_cards(checked.seat, checked.cards)
+        return [to_line(o) for o in self.show_cards(checked.seat, checked.cards)]
 
-    def show_cards(self, seat: int, cards: tuple[str, ...]) -> list[dict]:
+    def show_cards(self, seat: int, cards: tuple[str, ...]) -> list[OutputLine]:
         """A player tabled his hole cards at the showdown; they play for every pot he is in."""
         if self.finished:
             raise Rejected("the hand is over")
@@ -269,9 +267,9 @@ class BoardAndShowdown:
 
     def muck(self, ev: dict, line: int = 0) -> list[dict]:
         """A `muck` line as a dict (checked by `events`): `muck_hand`."""
-        return self.muck_hand(events.parse_as("muck", ev, self.n).seat)
+        return [to_line(o) for o in self.muck_hand(events.parse_as("muck", ev, self.n).seat)]
 
-    def muck_hand(self, seat: int) -> list[dict]:
+    def muck_hand(self, seat: int) -> list[OutputLine]:
         """A player threw his hand away: a fold while the betting goes on, else out of the showdown."""
         if self.to_act is not None:
             return self.rule_action(Action(seat, "fold"))
@@ -288,6 +286,10 @@ class BoardAndShowdown:
         return []
 
     def finish(self, line: int = 0) -> list[dict]:
+        """`end_hand`, its lines as dicts."""
+        return [to_line(o) for o in self.end_hand()]
+
+    def end_hand(self) -> list[OutputLine]:
         """`hand_end`: return any uncalled bet and award every pot, each on its own."""
         if self.finished:
             raise Rejected("the hand is already over")
@@ -296,7 +298,7 @@ class BoardAndShowdown:
             self.street = "showdown"
             self.to_act = None
             return []
-        out: list[dict] = []
+        out: list[OutputLine] = []
         if self.round_running:
             self.round_running = False
             self.to_act = None

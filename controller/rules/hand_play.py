@@ -12,7 +12,7 @@ Here: the forced bets, the turn order and the betting actions (`rule_action`, in
 of each betting round, the board and the showdown are `controller.rules.hand_end.BoardAndShowdown`'s,
 mixed in. The engine calls the typed methods (`rule_action(Action)`, `deal_board(cards)`, ...); `action`,
 `board`, `show`, `muck`, `burn` and `finish` take a line as a dict, checked by `controller.rules.events`,
-for the PHH replay and the tests that play a hand alone.
+and give dicts, for the PHH replay and the tests that play a hand alone.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from controller.rules import events
 from controller.rules.betting import Facing, Ruling, interpret, reopened_for
 from controller.rules.errors import Rejected
-from controller.rules.events import Action
+from controller.rules.events import Action, ActionLimited, ActionRuled, OutOfTurn, OutputLine, to_line
 from controller.rules.hand_end import BoardAndShowdown
 from controller.rules.pots import Pot, build_pots, clockwise_from_button
 from controller.rules.profile import Profile
@@ -307,12 +307,13 @@ class HandPlay(BoardAndShowdown):
         )
 
     def action(self, ev: dict | Action, line: int = 0) -> list[dict]:
-        """An `action` line as a dict (checked by `events`), or an `Action`: `rule_action`."""
+        """An `action` line as a dict (checked by `events`), or an `Action`: `rule_action`, its output lines
+        as dicts."""
         if not isinstance(ev, Action):
             ev = events.parse_as("action", ev, self.n)
-        return self.rule_action(ev)
+        return [to_line(o) for o in self.rule_action(ev)]
 
-    def rule_action(self, ev: Action) -> list[dict]:
+    def rule_action(self, ev: Action) -> list[OutputLine]:
         """A betting action: ruled under the venue's book (controller/rules/betting.py), applied, and the
         turn passed; out of turn it is ruled as the book says (`_out_of_turn`). Rejected, nothing changed,
         for an action that cannot be taken now."""
@@ -341,31 +342,26 @@ class HandPlay(BoardAndShowdown):
         self._apply(seat, ruling.kind, ruling.to, ruling.all_in)
         return out + self._advance(seat)
 
-    def _ruling_lines(self, seat: int, ev: Action, ruling: Ruling) -> list[dict]:
+    def _ruling_lines(self, seat: int, ev: Action, ruling: Ruling) -> list[OutputLine]:
         if ruling.reason is None:
             return []
         section_key = ("betting", ruling.setting or "min_raise")
         if ruling.kind == "restricted":
             return [
-                {
-                    "type": "action_limited",
-                    "seat": seat,
-                    "options": ["call", "fold"],
-                    "reason": ruling.reason,
-                    "rule": self._rule(*section_key),
-                }
+                ActionLimited(
+                    seat=seat, options=["call", "fold"], reason=ruling.reason, rule=self._rule(*section_key)
+                )
             ]
         return [
-            {
-                "type": "action_ruled",
-                "seat": seat,
-                "as": ruling.kind,
-                "to": ruling.to,
-                "all_in": ruling.all_in,
-                "entered": ev.action,
-                "reason": ruling.reason,
-                "rule": self._rule(*section_key),
-            }
+            ActionRuled(
+                seat=seat,
+                as_=ruling.kind,
+                to=ruling.to,
+                all_in=ruling.all_in,
+                entered=ev.action,
+                reason=ruling.reason,
+                rule=self._rule(*section_key),
+            )
         ]
 
     def _apply(self, seat: int, kind: str, to: int, all_in: bool) -> None:
@@ -407,9 +403,9 @@ class HandPlay(BoardAndShowdown):
         if self.restricted:
             self.restricted.pop(seat, None)
 
-    def _advance(self, seat: int) -> list[dict]:
+    def _advance(self, seat: int) -> list[OutputLine]:
         """Find who acts next; apply waiting out-of-turn actions that came due; close a finished round."""
-        out: list[dict] = []
+        out: list[OutputLine] = []
         while True:
             self.to_act = self._next_after(seat)
             if self.to_act is None:
@@ -433,44 +429,36 @@ class HandPlay(BoardAndShowdown):
                 self.restricted[nxt] = "check_facing_bet"
                 return out
             out.append(
-                {
-                    "type": "action_ruled",
-                    "seat": nxt,
-                    "as": ruling.kind,
-                    "to": ruling.to,
-                    "all_in": ruling.all_in,
-                    "entered": ev.action,
-                    "reason": "out_of_turn_binding",
-                    "rule": rule,
-                }
+                ActionRuled(
+                    seat=nxt,
+                    as_=ruling.kind,
+                    to=ruling.to,
+                    all_in=ruling.all_in,
+                    entered=ev.action,
+                    reason="out_of_turn_binding",
+                    rule=rule,
+                )
             )
             self._apply(nxt, ruling.kind, ruling.to, ruling.all_in)
             seat = nxt
 
-    def _out_of_turn(self, seat: int, ev: Action) -> list[dict]:
+    def _out_of_turn(self, seat: int, ev: Action) -> list[OutputLine]:
         if seat in self.pending:
             raise Rejected(f"seat {seat} already has an out-of-turn action waiting for its turn")
         ruling = interpret(ev, self._facing(seat), self.profile)  # rejects what could never be done
         mode = self._out_of_turn_mode
-        out: list[dict] = [
-            {
-                "type": "out_of_turn",
-                "seat": seat,
-                "expected": self.to_act,
-                "rule": self._rule("betting", "out_of_turn"),
-            }
-        ]
+        expected, rule = self.to_act, self._rule("betting", "out_of_turn")
         if ruling.kind == "fold":
-            out[0]["binding"] = True
-            out[0]["rule"] = self._rule("betting", "out_of_turn_fold")
+            line = OutOfTurn(
+                seat=seat, expected=expected, rule=self._rule("betting", "out_of_turn_fold"), binding=True
+            )
             self._fold(seat)
             self.offences.add(seat)
-            return out + self._recheck()
+            return [line, *self._recheck()]
         if mode == "first_offence_free" and seat not in self.offences and ruling.kind != "check":
             # cool_mule:7.d; a check out of turn still binds when nobody acts in between (7.e).
             self.offences.add(seat)
-            out[0]["binding"] = False  # cool_mule:7.d: not binding on the first offence
-            return out
+            return [OutOfTurn(seat=seat, expected=expected, rule=rule, binding=False)]  # not binding: 7.d
         self.offences.add(seat)
         if mode == "lose_chips":
             # corner_pocket:General Rules.D: the chips put out of turn are lost to the pot; the player
@@ -483,14 +471,12 @@ class HandPlay(BoardAndShowdown):
                     if stack - lost == 0:
                         self.all_in.add(seat)
                 self.dead += lost
-            out[0]["binding"] = False
-            out[0]["chips_lost"] = lost
-            return out + (self._recheck() if lost else [])
+            line = OutOfTurn(seat=seat, expected=expected, rule=rule, binding=False, chips_lost=lost)
+            return [line, *(self._recheck() if lost else [])]
         self.pending[seat] = (ev, self.current)
-        out[0]["binding"] = True
-        return out
+        return [OutOfTurn(seat=seat, expected=expected, rule=rule, binding=True)]
 
-    def _recheck(self) -> list[dict]:
+    def _recheck(self) -> list[OutputLine]:
         """After a change outside the turn order (an out-of-turn fold, a killed hand): is the round over?"""
         if self.to_act is None or self._needs_action(self.to_act):
             return []
@@ -509,7 +495,7 @@ class HandPlay(BoardAndShowdown):
         self.history.append(("action", seat, "fold", self.round_in[seat]))
         return True
 
-    def kill(self, seat: int, reason: str) -> list[dict]:
+    def kill(self, seat: int, reason: str) -> list[OutputLine]:
         """The engine declared this seat's hand dead: fold it wherever the action is."""
         if self.finished or seat not in self.stacks or seat in self.folded:
             return []

@@ -11,8 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from msgspec import UNSET
+
 from controller.rules.errors import Rejected
-from controller.rules.events import Away, Back, Leave, Penalty, Seat
+from controller.rules.events import (
+    Away,
+    Back,
+    BlindDodge,
+    Eliminated,
+    Leave,
+    OutputLine,
+    Penalty,
+    PenaltyLine,
+    Seat,
+)
 from controller.rules.events import Button as ButtonEvent
 from controller.rules.events import Level as LevelEvent
 from controller.rules.seating import Player
@@ -48,7 +60,7 @@ class SeatsAndLevels:
     hand: Hand | None
     busted_seats: set[int]
     leaving: list[int]
-    alerts: list[dict]
+    alerts: list[OutputLine]
 
     @property
     def in_hand(self) -> bool:  # (TableEngine's)
@@ -57,11 +69,11 @@ class SeatsAndLevels:
     def _new_play(self, hand: Hand) -> HandPlay:  # (TableEngine's)
         raise NotImplementedError
 
-    def rule_level(self, ev: LevelEvent, n: int) -> list[dict]:
+    def rule_level(self, ev: LevelEvent, n: int) -> list[OutputLine]:
         """New blinds: they take effect when the venue's book says (`_level_change`)."""
         return self._level_change(Level(ev.sb, ev.bb, ev.ante, ev.big_blind_ante))
 
-    def _level_change(self, level: Level) -> list[dict]:
+    def _level_change(self, level: Level) -> list[OutputLine]:
         """When a new level takes effect, as each book says: the next hand (cool_mule:6.h, dragons_den:18,
         bluff_street:24); one more hand at the old level when it concludes between hands (bar_league:Hand
         Start); at once while no card is dealt yet (corner_pocket:Blinds.C)."""
@@ -84,11 +96,11 @@ class SeatsAndLevels:
         self.level = level
         return []
 
-    def rule_seat(self, ev: Seat, n: int) -> list[dict]:
+    def rule_seat(self, ev: Seat, n: int) -> list[OutputLine]:
         """A player takes a seat (a player who left it since the last hand may be dodging a blind)."""
         return self._seat(ev.seat, ev.player, ev.stack, ev.moved)
 
-    def _seat(self, seat: int, player_id: str, stack: int | None, moved: bool) -> list[dict]:
+    def _seat(self, seat: int, player_id: str, stack: int | None, moved: bool) -> list[OutputLine]:
         players = self.players
         if seat in players:
             raise Rejected(f"seat {seat} is taken by player {players[seat].id}")
@@ -103,7 +115,7 @@ class SeatsAndLevels:
             return self._reseated(seat, player_id)
         return []
 
-    def _reseated(self, seat: int, player_id: str) -> list[dict]:
+    def _reseated(self, seat: int, player_id: str) -> list[OutputLine]:
         """A player who left a seat of this table since the last hand sits down again at `seat`: he is no
         new player (he has been dealt hands), and where the book says so a move that skips a blind he was
         due is flagged for the director (bluff_street:31 "A Participant who intentionally dodges his or her
@@ -134,17 +146,13 @@ class SeatsAndLevels:
         due = old == last.bb or next_big_blind((live - {seat}) | {old}) == old
         if not due or next_big_blind(live) == seat:
             return []
-        line = {
-            "type": "blind_dodge",
-            "seat": seat,
-            "from": old,
-            "player": player_id,
-            "rule": self.profile.rule("seating", "blind_dodge"),
-        }
+        line = BlindDodge(
+            seat=seat, from_=old, player=player_id, rule=self.profile.rule("seating", "blind_dodge")
+        )
         self.alerts.append(line)
         return [line]
 
-    def rule_leave(self, ev: Leave, n: int) -> list[dict]:
+    def rule_leave(self, ev: Leave, n: int) -> list[OutputLine]:
         """A seat empties between hands (at an observed table a player tapped out busts mid-hand)."""
         seat, reason = ev.seat, ev.reason
         if seat not in self.players:
@@ -162,14 +170,12 @@ class SeatsAndLevels:
         player = self.players.pop(seat)
         if reason in ("left", "moved"):  # he may sit down again at this table (`_reseated`)
             self.vacated[player.id] = (seat, player.dealt, self.hand_number, player.stack)
-        out: list[dict] = []
+        out: list[OutputLine] = []
         if reason == "eliminated":
-            out.append(
-                {"type": "eliminated", "seat": seat, "place": len(self.players) + 1, "player": player.id}
-            )
+            out.append(Eliminated(seat=seat, place=len(self.players) + 1, player=player.id))
         return out
 
-    def _leaving(self, h: Hand, seat: int) -> list[dict]:
+    def _leaving(self, h: Hand, seat: int) -> list[OutputLine]:
         """An observed table: a player tapped out as busted while the hand is still on the table (the pot
         not pushed yet). The place is theirs now; the seat empties when the hand is over, and the button and
         blinds of the next hand follow (the dead button: bar_league:Dead Button, cool_mule:10)."""
@@ -178,22 +184,22 @@ class SeatsAndLevels:
         place = len(self.players) - len(self.leaving)
         self.leaving.append(seat)
         h.play.seen_fold(seat)  # its hand can win nothing more
-        return [{"type": "eliminated", "seat": seat, "place": place, "player": self.players[seat].id}]
+        return [Eliminated(seat=seat, place=place, player=self.players[seat].id)]
 
-    def rule_button(self, ev: ButtonEvent, n: int) -> list[dict]:
+    def rule_button(self, ev: ButtonEvent, n: int) -> list[OutputLine]:
         """The button for the next hand, placed by hand (event start or redraw)."""
         self.forced_button = ev.seat
         return []
 
-    def rule_away(self, ev: Away, n: int) -> list[dict]:
+    def rule_away(self, ev: Away, n: int) -> list[OutputLine]:
         self._occupied(ev.seat).away = True
         return []
 
-    def rule_back(self, ev: Back, n: int) -> list[dict]:
+    def rule_back(self, ev: Back, n: int) -> list[OutputLine]:
         self._occupied(ev.seat).away = False
         return []
 
-    def rule_penalty(self, ev: Penalty, n: int) -> list[dict]:
+    def rule_penalty(self, ev: Penalty, n: int) -> list[OutputLine]:
         """A time penalty: the player leaves the table but keeps being dealt in, blinds posted and the
         hand dead once dealt (cool_mule:11.c, dragons_den:40); it starts with the next hand
         (bluff_street:62). A penalty in minutes lasts until the director sends `back`."""
@@ -203,11 +209,15 @@ class SeatsAndLevels:
             player.penalty_hands = hands
         else:
             player.away = True
-        line = {"type": "penalty", "seat": ev.seat, "player": player.id, "reason": ev.reason}
-        for key, value in (("hands", hands), ("rounds", ev.rounds), ("minutes", ev.minutes)):
-            if value:
-                line[key] = value
-        line["rule"] = self.profile.rule("conduct", "time_penalty")
+        line = PenaltyLine(
+            seat=ev.seat,
+            player=player.id,
+            reason=ev.reason,
+            hands=hands or UNSET,
+            rounds=ev.rounds or UNSET,
+            minutes=ev.minutes or UNSET,
+            rule=self.profile.rule("conduct", "time_penalty"),
+        )
         return [line]
 
     def _penalty_round_hands(self, rounds: int) -> int:

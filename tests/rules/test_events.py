@@ -104,3 +104,34 @@ def test_blank_and_comment_lines_are_no_event():
 def test_the_module_examples_hold():
     failures, tried = doctest.testmod(events)
     assert tried and not failures
+
+
+SPEC_OUTPUTS = (
+    "hand", "misdeal", "replace_exposed", "extra_card", "boxed_card", "button_misplaced",
+    "substantial_action", "dead_hand", "board_redeal", "action_ruled", "out_of_turn", "pots", "show_order",
+    "award", "eliminated", "error",
+)  # fmt: skip
+
+
+def test_every_output_line_of_the_spec_has_one_event_type():
+    assert set(SPEC_OUTPUTS) <= set(events.OUTPUT_TYPES)
+    assert len(set(events.OUTPUT_TYPES)) == len(events.OUTPUT_TYPES)
+
+
+def test_every_output_line_of_a_session_reads_back_into_its_type_and_writes_the_same_bytes():
+    """What the engine hands out is exactly its typed output line: read strictly into `OutputLine` and
+    written again, each line gives the same JSON (`borrowed_from` aside, which `feed` adds)."""
+    from bench.gen_session import generate
+    from controller.rules.engine import TableEngine
+    from tests.golden.record import mutate
+
+    seen = set()
+    for profile in ("cool_mule", "corner_pocket"):
+        engine = TableEngine(profile, 9)
+        for n, text in enumerate(mutate(generate(40, profile=profile, seed=5), seed=9), 1):
+            for line in engine.feed(text, n):
+                line.pop("borrowed_from", None)
+                typed = msgspec.convert(line, events.OutputLine)
+                assert events.dumps(events.to_line(typed)) == events.dumps(line)
+                seen.add(line["type"])
+    assert {"hand", "pots", "award", "error", "misdeal", "substantial_action"} <= seen
