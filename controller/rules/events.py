@@ -538,8 +538,23 @@ def _lone_surrogate(value: Any) -> str | None:
     return None
 
 
+_read_json = msgspec.json.Decoder().decode
+
+
 def decode(text: str) -> dict:
-    """One JSON object from one line, or Rejected saying where the JSON breaks."""
+    """One JSON object from one line, or Rejected saying where the JSON breaks.
+
+    msgspec reads the line; a line it refuses (or that is no object) is read again by Python's json
+    reader, which words the problem as the protocol always has ("malformed JSON at column 7: ...") and
+    reads what msgspec leaves to it (a number too large for a float, a lone surrogate, a deep nest) as
+    before."""
+    try:
+        obj = _read_json(text)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        pass
+    else:
+        if type(obj) is dict:
+            return obj
     text = text.strip()
     try:
         obj, end = _decoder.raw_decode(text)
