@@ -60,6 +60,8 @@ class DealState:
     full: int = 0  # seats dealt in that hold two cards
     action_started: bool = False
     absent_done: bool = False
+    # Hole cards seen face up in this hand: code -> (seat, True when it was replaced and became the burn).
+    exposed_cards: dict[str, tuple[int, bool]] = field(default_factory=dict)
     acted_seats: set[int] = field(default_factory=set)
     # Observed tables: seats seen acting in the betting round now running (a board line closes it), the
     # streets whose round a board line has closed, and seats whose forced bet the camera saw go in.
@@ -116,7 +118,11 @@ class DealMonitor:
         exposed in the deal, a wrong card count after betting began."""
         h = self._current("deal")
         d, p, prof = h.deal, h.positions, self.profile
-        seat, card = ev.seat, ev.card
+        seat, card, exposed = ev.seat, ev.card, ev.exposed
+        if card is not None:
+            fouled = self._fouled_deck(h, (card,))  # a new card whose code is out already
+            if fouled:
+                return fouled
         held = d.cards.get(seat, 0)
         before_sa = not d.substantial
 
@@ -133,7 +139,7 @@ class DealMonitor:
                 "a hole card seen after betting began on a deal the camera did not see: not ruled on"
             )
         if d.action_started:
-            late = self._button_final_card(h, seat, held, card)
+            late = self._button_final_card(h, seat, held, exposed)
             if late is not None:
                 return late
             # A card after betting began: the hand had a wrong card count when the action started.
@@ -177,11 +183,13 @@ class DealMonitor:
 
         out: list[OutputLine] = []
         position = d.off_deck + 1
-        if card is not None:
+        if exposed:
             ruling = self._exposed_in_deal(h, seat, card, position)
             if ruling and isinstance(ruling[0], Misdeal):
                 return ruling
             out.extend(ruling)  # the exposed card is taken back: the seat gets another after the deal
+            if card is not None:
+                d.exposed_cards[card] = (seat, True)
         else:
             d.cards[seat] = held + 1
             if held == 1 and seat in p.dealt_in:
@@ -191,7 +199,7 @@ class DealMonitor:
         out.extend(self._check_deal_complete(h))
         return out
 
-    def _button_final_card(self, h: Hand, seat: int, held: int, card: str | None) -> list[OutputLine] | None:
+    def _button_final_card(self, h: Hand, seat: int, held: int, exposed: bool) -> list[OutputLine] | None:
         """bluff_street:53 "In button games, the button may receive his or her final card, even if
         substantial action has occurred, unless he or she acts on the hand prior to receiving the final
         card. In the event that he or she acts before receiving the final card, the hand is dead." None
@@ -201,7 +209,7 @@ class DealMonitor:
             or seat != h.positions.button
             or seat not in h.positions.dealt_in
             or held != 1
-            or card is not None
+            or exposed
         ):
             return None
         if any(done[0] == seat for done in h.play.acted):
@@ -213,8 +221,9 @@ class DealMonitor:
         d.received.setdefault(seat, []).append(d.off_deck)
         return self._check_deal_complete(h)
 
-    def _exposed_in_deal(self, h: Hand, seat: int, card: str, position: int) -> list[OutputLine]:
-        """A card flashed by the dealer during the deal (cool_mule:5.g/h/j, bar_league:Misdeals)."""
+    def _exposed_in_deal(self, h: Hand, seat: int, card: str | None, position: int) -> list[OutputLine]:
+        """A card flashed by the dealer during the deal (cool_mule:5.g/h/j, bar_league:Misdeals); which
+        card it was (`card`, None when it was not read) decides nothing."""
         prof, p = self.profile, h.positions
         if position <= self.deal_rules["exposed_misdeal_cards"]:
             return self._misdeal(h, "first_cards_exposed", "exposed_misdeal_cards")
@@ -257,19 +266,25 @@ class DealMonitor:
             raise Rejected(f"seat {seat} was dealt no cards in hand {h.number}")
         if d.cards.get(seat, 0) == 0:
             raise Rejected(f"seat {seat} holds no card to expose yet")
-        if by == "player":
+        if card is not None:
+            fouled = self._fouled_deck(h, (card,), holder=seat)  # another seat's card, or one out
+            if fouled:
+                return fouled
+        if by == "player" or d.complete or d.action_started:
+            if card is not None:
+                d.exposed_cards[card] = (seat, False)  # it stays in the seat's hand and plays
             # A player's own exposure: Corner Pocket kills the hand, the others do not.
-            if self.deal_rules["player_exposure"] == "kill":
+            if by == "player" and self.deal_rules["player_exposure"] == "kill":
                 return self._dead(h, seat, "exposed_cards", "player_exposure")
-            return []
-        if d.complete or d.action_started:
-            return []  # after the deal a dealer's exposure is no misdeal: the card plays
+            return []  # after the deal a dealer's exposure is no misdeal either: the card plays
         # The card most recently dealt to the seat was flashed while the deal goes on.
         ruling = self._exposed_in_deal(h, seat, card, d.received[seat][-1])
         if ruling and isinstance(ruling[0], ReplaceExposed):
             if d.cards[seat] == 2:
                 d.full -= 1
             d.cards[seat] -= 1
+            if card is not None:
+                d.exposed_cards[card] = (seat, True)
         return ruling
 
     def rule_boxed(self, ev: Boxed, n: int) -> list[OutputLine]:
@@ -412,13 +427,13 @@ class DealMonitor:
         out.extend(self._count_substantial(h, seat, kind, True))
         return out
 
-    def _observed_board(self, h: Hand, cards: tuple[str, ...]) -> list[OutputLine]:
+    def _observed_board(self, h: Hand, cards: tuple[str, ...], count: int | None) -> list[OutputLine]:
         """Board cards at an observed table. The betting round before them is over: every player still in
         acted in it at least once (each such unseen action counts as passive: whether chips went in is not
         known). The board itself is ruled only where no betting knowledge is needed (a four-card flop,
         more cards than a street holds); HandPlay skips the rest."""
         street = h.play.street
-        board = h.play.deal_board(cards)  # checks first: a rejected line changes nothing
+        board = h.play.deal_board(cards, count)  # checks first: a rejected line changes nothing
         d = h.deal
         if street in d.rounds_closed:
             return board  # the same street again (a flop re-dealt): its round was counted already
@@ -430,18 +445,30 @@ class DealMonitor:
         d.round_acted = set()
         return out + board
 
-    def _fouled_deck(self, h: Hand, cards: tuple[str, ...]) -> list[OutputLine]:
+    def _fouled_deck(self, h: Hand, cards: tuple[str, ...], holder: int | None = None) -> list[OutputLine]:
         """A card already out in this hand turns up again: the deck is fouled (bluff_street:33.d.2 "If two
         cards of the same rank and suit are found, all action is void, and all chips in the pot are returned
         to the participants who wagered them"). The hand is void like a misdealt one (stacks are written
         only at its end, so every chip goes back) and is dealt again with a clean deck.
+
+        Out already: on the board, in a tabled hand, or a hole card seen face up in the deal (issue 17);
+        `holder`: the seat whose own hand `cards` are (tabled or exposed), for whom its own exposed card
+        (still in its hand) is no second card, unlike one replaced in the deal, which became the burn.
 
         Not at an observed table: there every card code is the camera's reading, and a misread card
         (a 6 read as a 5) would look like a duplicate and void a sound hand; the table says nothing
         rather than something false (issue 14)."""
         if self.observed or self.deal_rules["fouled_deck"] != "void_return_chips":
             return []
-        twice = [c for c in cards if c in ALL_CARDS and h.play.card_is_out(c)]
+        seen = h.deal.exposed_cards
+
+        def out(card: str) -> bool:
+            if h.play.card_is_out(card):
+                return True
+            exposure = seen.get(card)
+            return exposure is not None and (holder is None or exposure[1] or exposure[0] != holder)
+
+        twice = [c for c in cards if c in ALL_CARDS and out(c)]
         if not twice:
             return []
         h.void = True

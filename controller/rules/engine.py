@@ -438,8 +438,8 @@ class TableEngine(SeatsAndLevels, DealMonitor):
         if fouled:
             return fouled
         if self.observed:
-            return self._observed_board(h, ev.cards)
-        return h.play.deal_board(ev.cards)
+            return self._observed_board(h, ev.cards, ev.count)
+        return h.play.deal_board(ev.cards, ev.count)
 
     def rule_burn(self, ev: Burn, n: int) -> list[OutputLine]:
         return self._in_play("burn").play.burn()
@@ -447,7 +447,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
     def rule_show(self, ev: Show, n: int) -> list[OutputLine]:
         """Hole cards tabled at the showdown (a card already out fouls the deck)."""
         h = self._in_play("show")
-        fouled = self._fouled_deck(h, ev.cards)
+        fouled = self._fouled_deck(h, ev.cards, holder=ev.seat)
         if fouled:
             return fouled
         return h.play.show_cards(ev.seat, ev.cards)

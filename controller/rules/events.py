@@ -15,7 +15,7 @@ Over 600 lines for a reason: the whole wire format, every line type in and out w
 read in this one module.
 
 >>> parse('{"type":"deal","seat":3}', seats=9)
-Deal(seat=3, card=None)
+Deal(seat=3, card=None, face=None)
 >>> parse({"type": "level", "sb": 50, "bb": 100}, seats=9)
 Level(sb=50, bb=100, ante=0, big_blind_ante=False)
 >>> parse('{"type":"deal","seat":12}', seats=9)
@@ -114,17 +114,23 @@ class HandStart(_Event, frozen=True, tag="hand_start"):
 
 
 class Deal(_Event, frozen=True, tag="deal"):
-    """One hole card reached `seat`; with `card`, it was exposed as it was dealt."""
+    """One hole card reached `seat`; with `card`, it was exposed as it was dealt. `face: "up"` without
+    `card`: the camera saw it arrive face up but could not read it surely (an exposure needs no more)."""
 
     seat: int
     card: str | None = None
+    face: str | None = None
+
+    @property
+    def exposed(self) -> bool:
+        return self.card is not None or self.face == "up"
 
 
 class Expose(_Event, frozen=True, tag="expose"):
-    """A hole card already dealt became exposed, `by` the dealer or the player."""
+    """A hole card already dealt became exposed, `by` the dealer or the player; `card` when it was read."""
 
     seat: int
-    card: str
+    card: str | None = None
     by: str = "dealer"
 
 
@@ -139,9 +145,16 @@ class Burn(_Event, frozen=True, tag="burn"):
 
 
 class Board(_Event, frozen=True, tag="board"):
-    """Cards turned face up on the board, as one group."""
+    """Cards turned face up on the board, as one group; `count` when more cards were seen than read
+    (the camera's `cards` are then the ones it read surely, possibly none)."""
 
     cards: tuple[str, ...]
+    count: int | None = None
+
+    @property
+    def size(self) -> int:
+        """How many cards the group holds, read or not."""
+        return len(self.cards) if self.count is None else self.count
 
 
 class Action(_Event, frozen=True, tag="action"):
@@ -274,10 +287,11 @@ class Misdeal(_Output, frozen=True, kw_only=True, tag="misdeal"):
 
 
 class ReplaceExposed(_Output, frozen=True, kw_only=True, tag="replace_exposed"):
-    """A card exposed in the deal is replaced after the deal and becomes the flop burn."""
+    """A card exposed in the deal is replaced after the deal and becomes the flop burn (`card` null when
+    the camera saw it face up without reading it)."""
 
     seat: int
-    card: str
+    card: str | None
     rule: str
 
 
@@ -724,14 +738,21 @@ def _bare(cls: type) -> Any:
     return lambda ev, seats: event
 
 
+FACES = ("up", "down")
+
+
 def _deal(ev: dict, seats: int) -> Deal:
     seat = _seat(ev, seats)
-    return Deal(seat, None if ev.get("card") is None else _card(ev))
+    card = None if ev.get("card") is None else _card(ev)
+    face = None if ev.get("face") is None else _choice(ev, "face", FACES)
+    if face == "down" and card is not None:
+        raise Rejected(f"field 'face': a card dealt face down shows no code, got card {card!r}")
+    return Deal(seat, card, face)
 
 
 def _expose(ev: dict, seats: int) -> Expose:
     seat = _seat(ev, seats)
-    card = _card(ev)
+    card = None if ev.get("card") is None else _card(ev)
     return Expose(seat, card, _choice(ev, "by", EXPOSED_BY, default="dealer"))
 
 
@@ -740,7 +761,16 @@ def _boxed(ev: dict, seats: int) -> Boxed:
 
 
 def _board(ev: dict, seats: int) -> Board:
-    return Board(_cards(ev))
+    if ev.get("count") is None:
+        return Board(_cards(ev))
+    count = _int(ev, "count", minimum=1)
+    if count > 5:
+        raise Rejected(f"field 'count': a board holds 5 cards, got {count}")
+    cards = ev.get("cards", [])
+    read = () if isinstance(cards, list) and not cards else _cards(ev)
+    if count < len(read):
+        raise Rejected(f"field 'count': {count} cards seen but {len(read)} read")
+    return Board(read, count if count > len(read) else None)
 
 
 _DECLARED_WORD = re.compile("|".join(ACTIONS))

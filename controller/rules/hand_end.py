@@ -161,11 +161,14 @@ class BoardAndShowdown:
 
     def board(self, ev: dict, line: int = 0) -> list[dict]:
         """A `board` line as a dict (checked by `events`): `deal_board`, its lines as dicts."""
-        return [to_line(o) for o in self.deal_board(events.parse_as("board", ev, self.n).cards)]
+        checked = events.parse_as("board", ev, self.n)
+        return [to_line(o) for o in self.deal_board(checked.cards, checked.count)]
 
-    def deal_board(self, cards: tuple[str, ...]) -> list[OutputLine]:
+    def deal_board(self, cards: tuple[str, ...], count: int | None = None) -> list[OutputLine]:
         """Board cards turned up as one group (checked card codes, none twice): the next street, or the
-        venue's ruling on a card too early or too many (`board_redeal`, `burn_missing`)."""
+        venue's ruling on a card too early or too many (`board_redeal`, `burn_missing`). `count`: the
+        cards of the group, when more were seen than read (`cards` then holds the ones read); the street
+        is ruled on the count alone, and a pot that needs the unread cards to be judged is not awarded."""
         if self.finished:
             raise Rejected("the hand is over")
         check_cards(list(cards), len(cards), "field 'cards'", self._cards_out)  # none out yet
@@ -177,7 +180,8 @@ class BoardAndShowdown:
         target = _NEXT[self.street]
         if self.to_act is not None:
             return self._premature(target)
-        count = len(cards)
+        read = len(cards)
+        count = read if count is None else count
         if target == "flop":
             if count >= 4:
                 return self._redeal(
@@ -194,11 +198,12 @@ class BoardAndShowdown:
         if target == "turn" and count == 2:
             # The turn and the river together: the turn stands; the river came early. Observed, no betting
             # on the turn can have come between two cards turned up as one group.
-            out += self._deal_street("turn", cards[:1])
+            turn = cards[:1] if read == 2 else ()  # one of two read: which street it is on is unknown
+            out += self._deal_street("turn", turn)
             if self.to_act is not None or self.observed:
                 return out + self._premature("river")
             out += self._burn_check("river")
-            return out + self._deal_street("river", cards[1:])
+            return out + self._deal_street("river", cards[len(turn) :])
         self._deal_street(target, cards)  # rules on nothing: returns no lines
         return out
 
