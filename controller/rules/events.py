@@ -813,11 +813,16 @@ def _declared(ev: dict) -> str | int | None:
 _BETS = frozenset(("bet", "raise", "allin"))
 
 
+_ACTION_SET = frozenset(ACTIONS)
+
+
 def _action(ev: dict, seats: int) -> Action:
     seat = _seat(ev, seats)
-    action = _choice(ev, "action", ACTIONS)
+    action = ev.get("action")
+    if type(action) is not str or action not in _ACTION_SET:
+        action = _choice(ev, "action", ACTIONS)  # names the problem
     to = ev.get("to")
-    if to is not None:
+    if to is not None and not (type(to) is int and (1 if action in _BETS else 0) <= to <= MAX_CHIPS):
         # `to` may be missing for allin (the whole stack) or for a raise told only by its chips.
         to = _int(ev, "to", minimum=1 if action in _BETS else 0)
     chips = ev.get("chips")
