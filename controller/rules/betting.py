@@ -1,24 +1,21 @@
 """What an action really was under the venue's rules: one pure function from (what was entered, what the
 seat faced, the profile) to a ruling with the setting that decided it.
 
-The input is the protocol's `action` line: `action` (what the dealer or camera recorded), `to` (the
-seat's total for the round after it), `chips` (the chip values pushed out, when the camera saw them) and
-`declared` (the verbal word and/or amount). Verbal declarations: `"raise"`, `"call"`, `"check"`,
-`"bet"`, `"fold"`, `"allin"`; an amount alone (`1000` or `"1000"`) is the same as silently pushing that
-many chips (bluff_street:35.c); `"raise 500"` raises by 500 over the bet faced.
+The input is the protocol's `action` line as its checked event (controller.rules.events.Action):
+`action` (what the dealer or camera recorded), `to` (the seat's total for the round after it), `chips`
+(the chip values pushed out, when the camera saw them) and `declared` (the verbal word and/or amount).
+Verbal declarations: `"raise"`, `"call"`, `"check"`, `"bet"`, `"fold"`, `"allin"`; an amount alone
+(`1000` or `"1000"`) is the same as silently pushing that many chips (bluff_street:35.c); `"raise 500"`
+raises by 500 over the bet faced (`events.declared_parts`).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any
 
 from controller.rules.errors import Rejected
+from controller.rules.events import Action, declared_parts
 from controller.rules.profile import Profile
-
-WORDS = ("fold", "check", "call", "bet", "raise", "allin")
-_AMOUNT = re.compile(r"\d+")
 
 
 @dataclass(slots=True)
@@ -52,55 +49,10 @@ class Ruling:
     setting: str | None = None  # the [betting] key whose rule decided it
 
 
-def parse_declared(declared: Any) -> tuple[str | None, int | None]:
-    """(word, amount) of a verbal declaration; either may be None."""
-    if declared is None:
-        return None, None
-    if isinstance(declared, bool):
-        raise Rejected(f"field 'declared': expected a word or an amount, got {declared!r}")
-    if isinstance(declared, int):
-        if declared <= 0:
-            raise Rejected(f"field 'declared': amount must be positive, got {declared}")
-        return None, declared
-    if not isinstance(declared, str):
-        raise Rejected(f"field 'declared': expected a word or an amount, got {declared!r}")
-    text = declared.lower().replace("all-in", "allin").replace("all in", "allin")
-    word = next((w for w in WORDS if w in text), None)
-    match = _AMOUNT.search(text.replace(",", ""))
-    amount = int(match.group()) if match else None
-    if word is None and amount is None:
-        raise Rejected(
-            f"field 'declared': {declared!r} is neither an action word ({', '.join(WORDS)}) nor an amount"
-        )
-    return word, amount
-
-
-def _chips(ev: dict) -> list[int] | None:
-    chips = ev.get("chips")
-    if chips is None:
-        return None
-    if not isinstance(chips, list) or not chips:
-        raise Rejected(f"field 'chips' must be a non-empty list of chip values, got {chips!r}")
-    for c in chips:
-        if isinstance(c, bool) or not isinstance(c, int) or c <= 0:
-            raise Rejected(f"field 'chips': chip values must be positive integers, got {c!r}")
-    return chips
-
-
-def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
+def interpret(ev: Action, f: Facing, profile: Profile) -> Ruling:
     """Rule on one action. Raises Rejected for an action that cannot be taken (more than the stack)."""
-    entered = ev.get("action")
-    chips_field, declared, to_field = ev.get("chips"), ev.get("declared"), ev.get("to")
-    if chips_field is None and declared is None and to_field is None:
-        ruling = bare_ruling(entered, f.committed, f.stack, f.current)
-        if ruling is not None:
-            return ruling
-    if entered not in WORDS:
-        raise Rejected(f"field 'action': {entered!r} is not one of {', '.join(WORDS)}")
-    chips = None if chips_field is None else _chips(ev)
-    word, said = (None, None) if declared is None else parse_declared(declared)
-    if to_field is not None and (isinstance(to_field, bool) or not isinstance(to_field, int) or to_field < 0):
-        raise Rejected(f"field 'to' must be a non-negative integer, got {to_field!r}")
+    entered, chips, to_field = ev.action, ev.chips, ev.to
+    word, said = declared_parts(ev.declared)
     # Verbal declarations take precedence over chips and over what was keyed in (cool_mule:7.c).
     kind = word or entered
 
@@ -216,60 +168,7 @@ def interpret(ev: dict, f: Facing, profile: Profile) -> Ruling:
     return Ruling("raise", to, all_in, reason, setting)
 
 
-def bare_ruling(entered: object, committed: int, stack: int | None, current: int) -> Ruling | None:
-    """The ruling on a bare word (no `to`, `chips` or `declared`) when it needs no more than the seat's
-    chips in, its stack and the bet: a fold, a check with nothing to call, a call. None for anything else
-    (`interpret` rules on it). The common case, ruled here without building a `Facing`; it is exactly what
-    the general path of `interpret` rules for the same action."""
-    if entered == "fold":
-        return Ruling("fold", committed)
-    if entered == "check" and current <= committed:
-        return Ruling("check", committed)
-    if entered == "call":
-        return _call_at(committed, stack, current, "call", None)
-    return None
-
-
-def sized_ruling(
-    entered: object,
-    to: object,
-    committed: int,
-    stack: int | None,
-    current: int,
-    min_raise: int,
-    min_bet: int,
-    can_raise: bool,
-) -> Ruling | None:
-    """The ruling on a bet, raise or all-in entered with `to` alone (no `chips`, no `declared`) when it is
-    taken exactly as entered: an opening bet of at least the minimum, a full raise where the seat may raise,
-    an all-in to the seat's whole stack. None for anything else (`interpret` rules on it, announcing or
-    refusing). What the general path of `interpret` rules for the same action (a test checks the two)."""
-    if type(to) is not int or stack is None:
-        return None
-    most = committed + stack
-    if to > most or to <= committed:
-        return None
-    all_in = to == most
-    if entered == "allin":
-        if not all_in:
-            return None
-        if to <= current:
-            return Ruling("call", to, True, None, "min_raise")
-        if current == 0:
-            return Ruling("bet", to, True)
-        return Ruling("raise", to, True) if can_raise else None
-    if to <= current:
-        return None
-    if current == 0:
-        if entered != "bet" or (to < min_bet and not all_in):
-            return None
-        return Ruling("bet", to, all_in)
-    if entered != "raise" or not can_raise or (to - current < min_raise and not all_in):
-        return None
-    return Ruling("raise", to, all_in)
-
-
-def _multi_chip_is_call(chips: list[int], to_call: int, rule: str) -> bool:
+def _multi_chip_is_call(chips: tuple[int, ...], to_call: int, rule: str) -> bool:
     """bluff_street:37: a call when every chip is needed (removing one of the smallest leaves less than
     the call). dragons_den:33 also needs the chips to add to less than double the bet faced."""
     every_chip_needed = sum(chips) - min(chips) < to_call
@@ -281,18 +180,8 @@ def _multi_chip_is_call(chips: list[int], to_call: int, rule: str) -> bool:
 def _call(
     f: Facing, entered: str, to_field: int | None, reason: str | None = None, setting: str | None = None
 ) -> Ruling:
-    return _call_at(f.committed, f.stack, f.current, entered, to_field, reason, setting)
-
-
-def _call_at(
-    committed: int,
-    stack: int | None,
-    current: int,
-    entered: str,
-    to_field: int | None,
-    reason: str | None = None,
-    setting: str | None = None,
-) -> Ruling:
+    """The call (or check, facing no bet) the seat's chips allow: all in for less when short."""
+    committed, stack, current = f.committed, f.stack, f.current
     if current <= committed:
         return Ruling("check", committed, reason="call_facing_no_bet", setting="call_facing_no_bet")
     most = None if stack is None else committed + stack

@@ -43,16 +43,6 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
     owned by no bet) make the main pot, which every live seat can win. A layer above the smallest live contribution is a side pot among the live
     seats that reached it; chips of folded seats fill the layers they reach.
     """
-    if live:
-        # Everyone still in put in the same and nobody more: one pot (the usual case, kept fast).
-        level = contributed.get(live[0], 0)
-        for s in live:
-            if contributed.get(s, 0) != level:
-                break
-        else:
-            if max(contributed.values(), default=0) <= level:
-                amount = sum(contributed.values()) + dead
-                return [Pot(amount, tuple(live))] if amount > 0 else []
     levels = sorted({contributed.get(s, 0) for s in live})
     # [amount, eligible] per pot, made into `Pot`s once complete.
     pots: list[list] = [[dead, tuple(live)]] if dead else []

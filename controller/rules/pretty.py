@@ -50,7 +50,10 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
     if kind == "fouled_deck":
         return f"FOULED DECK: {line['card']} turned up twice. All action is void, every chip goes back; re-deal with a clean deck.{rule}"
     if kind == "replace_exposed":
-        return f"Card {line['card']} exposed to seat {line['seat']}: deal on; seat {line['seat']} gets the next card after the deal, {line['card']} becomes the flop burn.{rule}"
+        card = line.get("card")
+        if card is None:  # seen face up, not read
+            return f"A card exposed to seat {line['seat']}: deal on; seat {line['seat']} gets the next card after the deal, the exposed card becomes the flop burn.{rule}"
+        return f"Card {card} exposed to seat {line['seat']}: deal on; seat {line['seat']} gets the next card after the deal, {card} becomes the flop burn.{rule}"
     if kind == "extra_card":
         return f"Extra card to seat {line['seat']}: it becomes the first burn card.{rule}"
     if kind == "boxed_card":

@@ -14,6 +14,7 @@ from math import prod
 
 from controller.rules.cards import ALL_CARDS, card_problem, is_card
 from controller.rules.errors import Rejected
+from controller.rules.events import AwardLine, PotUnresolved
 from controller.rules.pots import Pot, clockwise_from_button, split
 
 
@@ -144,20 +145,17 @@ class Award:  # read-only once made (not frozen: made for every pot, and frozen 
     odd_chips: dict[int, int]
     hand: str | None  # name of the winning hand, None when uncontested
 
-    def line(self, rule: str) -> dict:
-        return {
-            "type": "award",
-            "pot": self.pot,
-            "amount": self.amount,
-            "winners": self.winners,
-            "shares": dict(
-                zip(map(str, self.shares), self.shares.values(), strict=True)
-            ),  # seat numbers as JSON keys
-            "odd_chips_to": next(iter(self.odd_chips), None),
-            "odd_chips": dict(zip(map(str, self.odd_chips), self.odd_chips.values(), strict=True)),
-            "hand": self.hand,
-            "rule": rule,
-        }
+    def line(self, rule: str) -> AwardLine:
+        return AwardLine(
+            pot=self.pot,
+            amount=self.amount,
+            winners=self.winners,
+            shares=dict(zip(map(str, self.shares), self.shares.values(), strict=True)),  # seats as JSON keys
+            odd_chips_to=next(iter(self.odd_chips), None),
+            odd_chips=dict(zip(map(str, self.odd_chips), self.odd_chips.values(), strict=True)),
+            hand=self.hand,
+            rule=rule,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,15 +165,10 @@ class Unresolved:
     eligible: list[int]
     reason: str
 
-    def line(self, rule: str) -> dict:
-        return {
-            "type": "pot_unresolved",
-            "pot": self.pot,
-            "amount": self.amount,
-            "eligible": self.eligible,
-            "reason": self.reason,
-            "rule": rule,
-        }
+    def line(self, rule: str) -> PotUnresolved:
+        return PotUnresolved(
+            pot=self.pot, amount=self.amount, eligible=self.eligible, reason=self.reason, rule=rule
+        )
 
 
 def award_pots(

@@ -498,3 +498,143 @@ def _calls_to_flop(h: dict) -> list[dict]:
         if s != bb
     ]
     return [*lines, {"type": "action", "seat": bb, "action": "check"}]
+
+
+# ---- what the tracker says when it saw a card but could not read it (issue 14) --------------------------
+
+
+def test_a_first_card_seen_face_up_but_unread_is_a_misdeal_as_a_read_one_is():
+    """bar_league:Misdeals(a): one of the first two cards exposed is a misdeal; which card it was does not
+    matter, so the tracker's `deal` with `face: "up"` and no code rules exactly as one with a code."""
+    for line in ({"face": "up"}, {"card": "Kd"}):
+        t = Observed("bar_league", 6, [1, 2, 3, 4])
+        h = t.hand()
+        out = t.feed({"type": "deal", "seat": h["first_card"], **line})
+        assert [(o["type"], o.get("reason"), o.get("rule")) for o in out] == [
+            ("misdeal", "first_cards_exposed", "bar_league:Misdeals(a)")
+        ]
+
+
+def test_a_later_card_seen_face_up_but_unread_is_replaced_without_naming_a_card():
+    """cool_mule:5.j/5.h: a single card exposed later in the deal is replaced (it becomes the burn); with
+    no code read the ruling names no card (`card` null) rather than a wrong one, and a second exposure is
+    the misdeal it would be with codes."""
+    t = Observed("cool_mule", 6, [1, 2, 3, 4])
+    h = t.hand()
+    order = h["dealt_in"]
+    t.feed(*(deal(s) for s in order[:3]))
+    out = t.feed({"type": "deal", "seat": order[3], "face": "up"})
+    assert [(o["type"], o["seat"], o["card"], o["rule"]) for o in out] == [
+        ("replace_exposed", order[3], None, "cool_mule:5.j")
+    ]
+    from controller.rules.pretty import describe
+
+    assert "None" not in describe(out[0]) and "exposed to seat" in describe(out[0])
+    out = t.feed({"type": "expose", "seat": order[2], "by": "dealer"})  # seen turned up, not read
+    assert [(o["type"], o["reason"]) for o in out] == [("misdeal", "multiple_exposed")]
+
+
+def test_a_face_down_deal_with_a_card_code_is_refused_naming_the_field():
+    t = Observed("cool_mule", 6, [1, 2, 3])
+    h = t.hand()
+    out = t.feed({"type": "deal", "seat": h["first_card"], "face": "down", "card": "Ah"})
+    assert out[0]["type"] == "error" and "field 'face'" in out[0]["message"]
+    out = t.feed({"type": "deal", "seat": h["first_card"], "face": "sideways"})
+    assert out[0]["type"] == "error" and "field 'face'" in out[0]["message"]
+
+
+def test_a_player_exposing_an_unread_card_is_ruled_by_who_exposed_it():
+    """corner_pocket's player exposure kills the hand; an `expose` without a code needs no code for that."""
+    t = Observed("corner_pocket", 6, [1, 2, 3])
+    h = t.hand()
+    t.deal_all(h)
+    out = t.feed({"type": "expose", "seat": h["dealt_in"][1], "by": "player"})
+    assert [(o["type"], o["reason"]) for o in out] == [("dead_hand", "exposed_cards")]
+
+
+def test_a_board_group_with_unread_cards_moves_the_street_on_its_count():
+    """The tracker's `board` with `count`: three cards seen, two read, is the flop; the turn then comes as
+    one card, and a four-card flop seen with none read is still a four-card flop (bar_league:Board)."""
+    t = Observed("bar_league", 6, [1, 2, 3])
+    h = t.hand()
+    t.deal_all(h)
+    out = t.feed({"type": "board", "cards": ["Ah", "Kd"], "count": 3})
+    assert {o["type"] for o in out} <= {"substantial_action"}  # no ruling on the flop itself
+    assert t.engine.phase == "flop" and t.engine.snapshot()["board"] == ["Ah", "Kd"]
+    assert t.feed({"type": "board", "cards": [], "count": 1}) == []
+    assert t.engine.phase == "turn"
+    bad = t.feed({"type": "board", "cards": ["2c", "3c"], "count": 1})
+    assert bad[0]["type"] == "error" and "field 'count'" in bad[0]["message"]
+
+    t = Observed("bar_league", 6, [1, 2, 3])
+    t.deal_all(t.hand())
+    out = t.feed({"type": "board", "cards": [], "count": 4})
+    assert [(o["street"], o["rule"]) for o in out if o["type"] == "board_redeal"] == [
+        ("flop", t.engine.profile.rule("board", "four_card_flop"))
+    ]
+
+
+def test_an_entered_showdown_on_a_board_not_all_read_awards_nothing_it_cannot_judge():
+    """At an entered table a board card seen but not read leaves the showdown unjudged: the contested pot
+    is not awarded (`pot_unresolved`), rather than awarded on a wrong board."""
+    t = Observed("bluff_street", 6, [1, 2, 3], actions="entered")
+    h = t.hand()
+    t.deal_all(h)
+    t.feed(*_calls_to_flop(h))
+    t.feed({"type": "burn"}, board("2s", "4d", "5h"))
+    for street in ({"type": "board", "cards": [], "count": 1}, board("9c")):
+        for s in [s for s in h["dealt_in"] if s != h["button"]] + [h["button"]]:
+            t.feed({"type": "action", "seat": s, "action": "check"})
+        t.feed({"type": "burn"}, street)
+    for s in [s for s in h["dealt_in"] if s != h["button"]] + [h["button"]]:
+        t.feed({"type": "action", "seat": s, "action": "check"})
+    t.feed(
+        {"type": "show", "seat": 1, "cards": ["Ah", "Ad"]}, {"type": "show", "seat": 2, "cards": ["Kh", "Kd"]}
+    )
+    out = t.feed(HAND_END)
+    assert "award" not in [o["type"] for o in out]
+    assert [o["reason"] for o in out if o["type"] == "pot_unresolved"] == ["the board has 4 cards, not 5"]
+
+
+# ---- a fouled deck from hole cards exposed in the deal (issue 17) -----------------------------------------
+
+
+def _exposed_then(profile: str, actions: str, then: list[dict]) -> list[dict]:
+    """A card exposed in the deal (the sixth off the deck: replaced, it becomes the burn), then `then`."""
+    t = Observed(profile, 6, [1, 2, 3, 4], actions=actions)
+    h = t.hand()
+    order = h["dealt_in"]
+    t.feed(*(deal(s) for s in order), deal(order[0]))
+    out = t.feed({"type": "deal", "seat": order[1], "card": "Qs"})
+    assert [o["type"] for o in out] == ["replace_exposed"], out
+    t.feed(*(deal(s) for s in order[2:]), deal(order[1]))
+    if actions == "entered":
+        t.feed(*_calls_to_flop(h), {"type": "burn"})
+    return t.feed(*then)
+
+
+def test_a_card_exposed_in_the_deal_turning_up_again_fouls_the_deck_at_an_entered_table():
+    """bluff_street:33.d.2: the exposed Qs became the burn; a Qs on the flop is a second Qs, all action
+    void. Also when the second Qs is a card dealt face up, or tabled."""
+    out = _exposed_then("bluff_street", "entered", [board("Qs", "2c", "3d")])
+    assert [(o["type"], o["card"], o["rule"]) for o in out] == [("fouled_deck", "Qs", "bluff_street:33.d.2")]
+    out = _exposed_then("cool_mule", "entered", [board("4c", "2c", "3d")])
+    assert "fouled_deck" not in [o["type"] for o in out]
+
+
+def test_a_card_exposed_in_the_deal_and_seen_again_says_nothing_at_an_observed_table():
+    """At an observed table the two codes are camera readings: a misread must not void the hand."""
+    out = _exposed_then("bluff_street", "observed", [board("Qs", "2c", "3d")])
+    assert "fouled_deck" not in [o["type"] for o in out]
+
+
+def test_a_player_showing_the_card_he_exposed_is_no_second_card():
+    """A player's own exposed card stays in his hand: tabling it is the same card; another seat tabling it
+    is a second one (bluff_street:33.d.2)."""
+    t = Observed("bluff_street", 6, [1, 2, 3], actions="entered")
+    h = t.hand()
+    t.deal_all(h)
+    seat_a, seat_b = h["dealt_in"][0], h["dealt_in"][1]
+    assert t.feed({"type": "expose", "seat": seat_a, "card": "Jh", "by": "player"}) == []
+    again = t.feed({"type": "expose", "seat": seat_b, "card": "Jh", "by": "player"})
+    assert [o["type"] for o in again] == ["fouled_deck"]

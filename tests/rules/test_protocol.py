@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.rules.engine import TableEngine
+from controller.rules.events import ACTIONS as WORDS
 from tests.rules.tablekit import HAND_START, LEVEL, Table, deal, seat
 
 BAD_LINES = [
@@ -76,3 +79,139 @@ def test_seat_with_stack_and_level_reaches_the_hand():
     t = Table("bar_league")
     t.feed(seat(1, stack=1000), seat(2, stack=1000), LEVEL)
     assert t.feed(HAND_START)[0]["type"] == "hand"
+
+
+def test_a_dict_fed_to_the_engine_is_neither_changed_nor_kept():
+    """A dict line is read, never changed or kept: the caller's dict comes back unchanged, changing it
+    afterwards changes nothing in the table, and the rulings are those of the same line as JSON text."""
+    import copy
+    import json
+
+    from bench.gen_session import generate
+
+    # A hand with an out-of-turn call that waits for its turn (bluff_street: binding), chips and a
+    # declaration, then a generated session.
+    lines = [{"type": "table", "seats": 6, "profile": "bluff_street"}]
+    lines += [{"type": "seat", "seat": s, "player": f"P{s}", "stack": 5000} for s in range(1, 7)]
+    lines += [{"type": "level", "sb": 50, "bb": 100}, {"type": "button", "seat": 6}, {"type": "hand_start"}]
+    lines += [{"type": "deal", "seat": s} for _ in range(2) for s in range(1, 7)]
+    lines += [
+        {"type": "action", "seat": 5, "action": "call"},  # out of turn: seat 3 is to act
+        {"type": "action", "seat": 3, "action": "fold"},
+        {"type": "action", "seat": 4, "action": "fold"},  # seat 5's call comes due
+        {"type": "action", "seat": 6, "action": "raise", "chips": [100, 100, 100]},
+        {"type": "action", "seat": 1, "action": "bet", "declared": "raise"},
+        {"type": "hand_end"},
+    ]
+    lines += [json.loads(t) for t in generate(30, seats=6, profile="bluff_street", seed=3)[8:]]
+    kept = copy.deepcopy(lines)
+    as_text, as_dicts = TableEngine("bluff_street", 6), TableEngine("bluff_street", 6)
+    for n, (line, same) in enumerate(zip(lines, kept, strict=True), 1):
+        expected = as_text.feed(json.dumps(same), n)
+        assert as_dicts.feed(line, n) == expected
+        assert line == same
+        line.clear()  # the caller reuses its dict: the table must not notice
+        line["type"] = "garbage"
+    assert as_dicts.snapshot() == as_text.snapshot()
+
+
+# ---- a line as a dict and as JSON text ------------------------------------------------------------------
+
+_seat_no = st.one_of(st.integers(-1, 11), st.sampled_from([True, 2.0, "3", None]))
+_card = st.sampled_from(["Ah", "Kd", "7c", "Td", "2s", "ah", "1x", 7, None])
+_line = st.one_of(
+    st.fixed_dictionaries(
+        {"type": st.just("deal"), "seat": _seat_no},
+        optional={"card": _card},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("action"), "seat": _seat_no, "action": st.sampled_from([*WORDS, "x", 3, None])},
+        optional={
+            "to": st.one_of(st.integers(-2, 500), st.sampled_from([True, 1.5, "9", None])),
+            "chips": st.sampled_from([None, [100], [], [0], "x"]),
+        },
+    ),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["board", "show"]), "seat": _seat_no},
+        optional={"cards": st.one_of(st.lists(_card, max_size=6), st.sampled_from(["Ah", None, [["Ah"]]]))},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("seat"), "seat": _seat_no},
+        optional={
+            "player": st.sampled_from(["A", "", 7, True, None, ["A"]]),
+            "stack": st.one_of(st.integers(-1, 3), st.sampled_from([None, 2.5, True])),
+            "moved": st.sampled_from([True, False, None, 0, 1, "yes"]),
+        },
+    ),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["burn", "hand_start", "hand_end", "muck", "button", "away", "back"])},
+        optional={"seat": _seat_no},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("table")},
+        optional={
+            "seats": st.one_of(st.integers(0, 25), st.sampled_from([None, True, 6.0])),
+            "profile": st.sampled_from(["cool_mule", 3, None]),
+        },
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("level")},
+        optional={
+            "sb": st.one_of(st.integers(-1, 120), st.sampled_from([None, True, 50.0])),
+            "bb": st.one_of(st.integers(-1, 120), st.sampled_from([None, False, "100"])),
+            "ante": st.one_of(st.integers(-1, 20), st.sampled_from([None, True, 1.5])),
+            "big_blind_ante": st.sampled_from([True, False, None, 0, 1]),
+        },
+    ),
+)
+
+
+def _engine_at(stage: int) -> TableEngine:
+    """A 6-seat table: 0 before any hand, 1 at hand start, 2 half-way through the deal, 3 after the first
+    action, 4 past substantial action."""
+    engine = TableEngine("bluff_street", 6)
+    lines = [{"type": "seat", "seat": s, "player": f"P{s}", "stack": 5000} for s in (1, 2, 3, 5)]
+    if stage >= 1:
+        lines += [
+            {"type": "level", "sb": 50, "bb": 100},
+            {"type": "button", "seat": 5},
+            {"type": "hand_start"},
+        ]
+    if stage >= 2:
+        lines += [{"type": "deal", "seat": s} for s in (1, 2, 3, 5)][: 6 if stage == 2 else 8]
+        lines += [{"type": "deal", "seat": s} for s in (1, 2, 3, 5)][: 2 if stage == 2 else 4]
+    if stage >= 3:
+        lines.append({"type": "action", "seat": 5, "action": "call"})
+    if stage >= 4:
+        lines += [
+            {"type": "action", "seat": 1, "action": "call"},
+            {"type": "action", "seat": 2, "action": "check"},
+        ]
+    for n, line in enumerate(lines, 1):
+        assert not any(o["type"] == "error" for o in engine.feed(line, n)), line
+    return engine
+
+
+@settings(max_examples=400, deadline=None)
+@given(_line, st.integers(0, 4))
+def test_a_line_as_a_dict_is_ruled_as_the_same_line_as_json_text(ev, stage):
+    """A line fed as a dict (the service's way in) and as JSON text (`rules replay`'s): both are checked by
+    `events.parse` alone. Same outputs, same table afterwards, and the dict untouched."""
+    import copy
+    import json
+
+    try:
+        text = json.dumps(ev)
+    except (TypeError, ValueError):
+        return
+    if json.loads(text) != ev:  # JSON would change the line (e.g. 2.0 and 2 read alike): nothing to compare
+        return
+    by_dict, by_text = _engine_at(stage), _engine_at(stage)
+    kept = copy.deepcopy(ev)
+    assert by_dict.feed(ev, 99) == by_text.feed(text, 99)
+    assert ev == kept
+    assert by_dict.snapshot() == by_text.snapshot()
+    assert by_dict.stacks() == by_text.stacks()
+    h1, h2 = by_dict.hand, by_text.hand
+    if h1 is not None:
+        assert h1.deal == h2.deal

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from controller.rules.errors import Rejected
@@ -166,3 +168,21 @@ def test_fast_seven_card_evaluation_equals_treys():
         cards = rng.sample(deck, 7)
         expected = evaluator.evaluate([Card.new(c) for c in cards[2:]], [Card.new(c) for c in cards[:2]])
         assert hand_value(cards[:2], cards[2:])[0] == expected
+
+
+def test_seven_card_ranks_equal_treys_on_flush_boards():
+    """Random seven-card hands rarely hold a flush: here every hand has five to seven cards of one suit."""
+    from treys import Card, Evaluator
+
+    evaluator = Evaluator()
+    rng = random.Random(11)
+    deck = [r + s for r in "23456789TJQKA" for s in "cdhs"]
+    for _ in range(1500):
+        suit = rng.choice("cdhs")
+        suited = rng.sample([c for c in deck if c[1] == suit], rng.randint(5, 7))
+        cards = suited + rng.sample([c for c in deck if c[1] != suit], 7 - len(suited))
+        rng.shuffle(cards)
+        expected = evaluator.evaluate([Card.new(c) for c in cards[2:]], [Card.new(c) for c in cards[:2]])
+        rank, name = hand_value(cards[:2], cards[2:])
+        assert rank == expected
+        assert name == evaluator.class_to_string(evaluator.get_rank_class(expected))
