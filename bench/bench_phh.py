@@ -3,10 +3,10 @@
     .venv/bin/python bench/bench_phh.py [--repeat 3] [FILE.phh ...]
 
 Defaults to the 160 hands of data/phh/pluribus/*/*.phh. Two figures per replayer: end to end (read and parse
-the file, then replay the hand) and replay only (files parsed beforehand). Ours is measured through the
-full table engine (`controller.rules.engine.TableEngine`, deal monitor and all) and through the hand
-logic alone (`DirectTable`). Each figure is the best of --repeat runs, the replayers taking turns so that
-load from other processes hits them alike. Times are this process's CPU time by default (`--clock cpu`:
+the file, then replay the hand) and replay only (files parsed beforehand). Ours goes through the full
+table engine (`controller.rules.engine.TableEngine`: validation, deal monitor, every output line). Each
+figure is the best of --repeat runs, the replayers taking turns so that load from other processes hits them
+alike. Times are this process's CPU time by default (`--clock cpu`:
 on a shared machine the wall clock also counts the time other processes held the CPU); `--clock wall`
 for elapsed time. pokerkit is the optional extra `bench` (pip install -e .[bench]); without it only our
 figures are printed. Goal: >= 10x pokerkit.
@@ -41,13 +41,12 @@ def main() -> int:
     # name -> (end-to-end run, replay-only run); runs are interleaved so that load from other processes on
     # the machine hits every replayer alike, and each figure is the best of --repeat runs.
     runs: dict[str, tuple] = {}
-    for engine in ("engine", "direct"):
-        mismatches = sum(not replay(h, engine=engine).match for h in hands)
-        print(f"smart-table ({engine}): {n - mismatches}/{n} hands agree with finishing_stacks")
-        runs[f"smart-table ({engine})"] = (
-            lambda engine=engine: [replay(load(f), engine=engine) for f in files],
-            lambda engine=engine: [replay(h, engine=engine) for h in hands],
-        )
+    mismatches = sum(not replay(h).match for h in hands)
+    print(f"smart-table: {n - mismatches}/{n} hands agree with finishing_stacks")
+    runs["smart-table"] = (
+        lambda: [replay(load(f)) for f in files],
+        lambda: [replay(h) for h in hands],
+    )
     try:
         from pokerkit import HandHistory
     except ImportError:

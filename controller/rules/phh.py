@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.rules.errors import Rejected
-from controller.rules.hand_play import HandPlay, HandSetup
-from controller.rules.profile import Profile, load_profile
+from controller.rules.engine import TableEngine
+from controller.rules.hand_play import HandPlay
+from controller.rules.profile import load_profile
 
 
 class PhhError(ValueError):
@@ -442,127 +442,6 @@ def to_lines(hand: PhhHand, profile: str = "bluff_street") -> list[dict]:
     return lines
 
 
-class DirectTable:
-    """The smallest table that can play PHH lines through `HandPlay`: one seat per player, the button and
-    level as given, no deal monitor. Used for the benchmark and whenever the full engine is absent."""
-
-    def __init__(self, profile: Profile, seats: int):
-        self.profile = profile
-        self.seats = seats
-        self._stacks: dict[int, int | None] = {}
-        self.level = {"sb": 0, "bb": 0, "ante": 0, "big_blind_ante": False}
-        self.button = seats
-        self.hand: HandPlay | None = None
-        self.number = 0
-
-    def stacks(self) -> dict[int, int | None]:
-        return dict(self._stacks)
-
-    def feed(self, ev: dict | str, line_no: int) -> list[dict]:
-        if isinstance(ev, str):
-            if not ev.strip() or ev.strip().startswith("#"):
-                return []
-            import json
-
-            ev = json.loads(ev)
-            assert isinstance(ev, dict)
-        try:
-            kind = ev.get("type")
-            hand = self.hand
-            if hand is not None:
-                if kind == "action":  # most lines of a hand
-                    return hand.action(ev, line_no)
-                if kind == "deal":  # no deal monitor here
-                    return []
-                if kind in _HAND_LINES:
-                    return _HAND_LINES[kind](self, hand, ev, line_no)
-            return self._table_line(kind, ev)
-        except Rejected as exc:
-            return [{"type": "error", "line": line_no, "message": str(exc)}]
-
-    def _table_line(self, kind: object, ev: dict) -> list[dict]:
-        """A line outside a hand's play: the table, its seats, level and button, the start of a hand."""
-        if kind == "deal":
-            return []
-        if kind == "table":
-            self.seats = ev["seats"]
-        elif kind == "seat":
-            self._stacks[ev["seat"]] = ev.get("stack")
-        elif kind == "level":
-            self.level = {
-                "sb": ev["sb"],
-                "bb": ev["bb"],
-                "ante": ev.get("ante", 0),
-                "big_blind_ante": bool(ev.get("big_blind_ante", False)),
-            }
-        elif kind == "button":
-            self.button = ev["seat"]
-        elif kind == "hand_start":
-            self.number += 1
-            seated = sorted(s for s, v in self._stacks.items() if v is None or v > 0)
-            order = sorted(seated, key=lambda s: (s - self.button - 1) % self.seats)
-            heads_up = len(order) == 2
-            sb_seat, bb_seat = (self.button, order[0]) if heads_up else (order[0], order[1])
-            self.hand = HandPlay(
-                self.profile,
-                HandSetup(
-                    number=self.number,
-                    button=self.button,
-                    sb_seat=sb_seat,
-                    bb_seat=bb_seat,
-                    dealt_in=order,
-                    stacks={s: self._stacks[s] for s in order},
-                    sb=self.level["sb"],
-                    bb=self.level["bb"],
-                    ante=self.level["ante"],
-                    seats=self.seats,
-                    heads_up=heads_up,
-                    big_blind_ante=self.level["big_blind_ante"],
-                ),
-            )
-        elif kind in _HAND_LINES:
-            raise Rejected(f"'{kind}' before hand_start")
-        else:
-            raise Rejected(f"unknown line type {kind!r}")
-        return []
-
-    def _end(self, hand: HandPlay, line_no: int) -> list[dict]:
-        out = hand.finish(line_no)
-        self._stacks.update(hand.stacks)
-        self.hand = None
-        return out
-
-
-_HAND_LINES = {
-    "action": lambda table, hand, ev, n: hand.action(ev, n),
-    "burn": lambda table, hand, ev, n: hand.burn(n),
-    "board": lambda table, hand, ev, n: hand.board(ev, n),
-    "show": lambda table, hand, ev, n: hand.show(ev, n),
-    "muck": lambda table, hand, ev, n: hand.muck(ev, n),
-    "hand_end": lambda table, hand, ev, n: table._end(hand, n),
-}
-
-
-def make_table(profile: Profile, seats: int, engine: str = "auto") -> Any:
-    """The full table engine when it is present (`engine="auto"` or `"engine"`), else `DirectTable`."""
-    if engine in ("auto", "engine"):
-        engine_class = _ENGINE_CLASS.get("TableEngine")
-        if engine_class is None:
-            try:
-                from controller.rules.engine import TableEngine  # type: ignore[import-not-found]
-            except ModuleNotFoundError as exc:
-                if engine == "engine" or exc.name != "controller.rules.engine":
-                    raise
-            else:
-                engine_class = _ENGINE_CLASS["TableEngine"] = TableEngine
-        if engine_class is not None:
-            return engine_class(profile, seats)
-    return DirectTable(profile, seats)
-
-
-_ENGINE_CLASS: dict[str, Any] = {}  # the table engine's class, once imported
-
-
 @dataclass
 class ReplayResult:
     path: str
@@ -572,7 +451,6 @@ class ReplayResult:
     fractional: bool = False  # the file's finishing stacks split a chip (not whole numbers)
     errors: list[str] = field(default_factory=list)
     outputs: list[dict] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
         return {
@@ -583,37 +461,14 @@ class ReplayResult:
         }
 
 
-def replay(
-    hand: PhhHand, profile_name: str = "bluff_street", engine: str = "auto", keep: bool = False
-) -> ReplayResult:
-    """Drive one hand through the engine; compare the final stacks with the file's."""
-    lines = to_lines(hand, profile_name)
+def replay(hand: PhhHand, profile_name: str = "bluff_street", keep: bool = False) -> ReplayResult:
+    """Drive one hand through the table engine; compare the final stacks with the file's."""
     n = len(hand.players)
-    profile = load_profile(profile_name)
-    table = make_table(profile, n, engine)
-    notes: list[str] = []
-    # to_lines writes one level line, after the table line and one seat line per player.
-    level = lines[n + 1] if len(lines) > n + 1 and lines[n + 1]["type"] == "level" else None
-    if level is None:
-        level = next((line for line in lines if line["type"] == "level"), {})
-    if isinstance(table, DirectTable) is False and level.get("big_blind_ante"):
-        # A big-blind ante reaches HandPlay only if the engine passes the level's `big_blind_ante` on;
-        # an engine that does not would post everyone's ante: play the hand logic alone instead.
-        probe = make_table(profile, n, engine)
-        for i, line in enumerate(lines, start=1):
-            probe.feed(line, i)
-            if line["type"] == "hand_start":
-                break
-        play = _current_play(probe)
-        if play is None or not play.setup.big_blind_ante:
-            notes.append(
-                "the table engine does not pass big_blind_ante on: replayed through the hand logic alone"
-            )
-            table = DirectTable(profile, n)
+    table = TableEngine(load_profile(profile_name), n)
     errors: list[str] = []
     outputs: list[dict] = []
     feed = table.feed
-    for i, line in enumerate(lines, start=1):
+    for i, line in enumerate(to_lines(hand, profile_name), start=1):
         out = feed(line, i)
         if out:
             for o in out:
@@ -637,7 +492,7 @@ def replay(
         match = True  # the usual case: the same whole numbers
     else:
         match = all(f is not None and float(f) == float(e) for f, e in zip(final, finishing, strict=True))
-    return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs, notes)
+    return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs)
 
 
 # ---- export ------------------------------------------------------------------------------------------
@@ -712,7 +567,7 @@ def export_event_log(
     if first is not None:
         profile = first.get("profile", profile)
         seats = first.get("seats", seats)
-    table = make_table(load_profile(profile), seats)
+    table = TableEngine(load_profile(profile), seats)
     hands: list[tuple[int, str]] = []
     names: dict[int, str] = {}
     for number, line in enumerate(lines, start=1):
@@ -733,9 +588,6 @@ def export_event_log(
     return hands
 
 
-def _current_play(table: Any) -> HandPlay | None:
-    hand = getattr(table, "hand", None)
-    if isinstance(hand, HandPlay):
-        return hand
-    play = getattr(hand, "play", None)
-    return play if isinstance(play, HandPlay) else None
+def _current_play(table: TableEngine) -> HandPlay | None:
+    """The hand the engine is playing (None between hands and after a misdeal, which drops the play)."""
+    return table.hand.play if table.hand is not None else None
