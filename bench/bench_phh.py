@@ -9,7 +9,8 @@ figure is the best of --repeat runs, the replayers taking turns so that load fro
 alike. Times are this process's CPU time by default (`--clock cpu`:
 on a shared machine the wall clock also counts the time other processes held the CPU); `--clock wall`
 for elapsed time. pokerkit is the optional extra `bench` (pip install -e .[bench]); without it only our
-figures are printed. Goal: >= 10x pokerkit.
+figures are printed. Goal: >= 10x pokerkit. Last, the time to read a file's TOML with tomllib and with
+`phh._flat_toml`, which reads PHH files first.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from controller import datapaths  # noqa: E402
-from controller.rules.phh import load, replay  # noqa: E402
+from controller.rules.phh import _flat_toml, load, replay  # noqa: E402
 
 
 def main() -> int:
@@ -78,6 +80,7 @@ def main() -> int:
                 t = clock()
                 fn()
                 best_times[name][k] = min(best_times[name][k], clock() - t)
+    reading = _reading_figures(files, args.repeat, clock)
     rows = [(name, n / e2e, n / only) for name, (e2e, only) in best_times.items()]
     pokerkit_rows = next(((e, o) for name, e, o in rows if name == "pokerkit"), None)
 
@@ -93,7 +96,28 @@ def main() -> int:
                 f"ratio {name} / pokerkit: end to end {e2e_rate / pokerkit_rows[0]:.1f}x, "
                 f"replay only {only_rate / pokerkit_rows[1]:.1f}x (goal >= 10x)"
             )
+    print(
+        f"reading the TOML of a file (text read beforehand): tomllib {reading['tomllib']:.1f} us, "
+        f"_flat_toml {reading['flat']:.1f} us ({reading['taken']}/{n} files taken by _flat_toml)"
+    )
     return 0
+
+
+def _reading_figures(files: list[str], repeat: int, clock) -> dict:
+    """Microseconds per file to turn a PHH file's text into a dict: tomllib against `phh._flat_toml`, the
+    figure behind reading PHH files with `_flat_toml` first (controller/rules/phh.py)."""
+    texts = [Path(f).read_text(encoding="utf-8") for f in files]
+    readers = {"tomllib": tomllib.loads, "flat": _flat_toml}
+    best = dict.fromkeys(readers, float("inf"))
+    for _ in range(repeat):
+        for name, read in readers.items():
+            t = clock()
+            for text in texts:
+                read(text)
+            best[name] = min(best[name], clock() - t)
+    figures: dict = {name: seconds / len(texts) * 1e6 for name, seconds in best.items()}
+    figures["taken"] = sum(_flat_toml(t) is not None for t in texts)
+    return figures
 
 
 if __name__ == "__main__":

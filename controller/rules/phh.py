@@ -11,6 +11,8 @@ except heads-up, where it is seat 2.
 from __future__ import annotations
 
 import io
+import json
+import json.scanner
 import math
 import re
 import tomllib
@@ -100,146 +102,62 @@ def parse(data: dict, path: str) -> PhhHand:
     )
 
 
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
-_ITEM = re.compile(r"\s*(?:'([^'\n]*)'|\"([^\"\\\n]*)\"|([-+0-9.eE]+|true|false|inf))\s*(,|\])")
-_CLOSE = re.compile(r"\s*\]")
+# Reading a PHH file. tomllib is the reader of record; it is pure Python and takes about 105 us for a PHH
+# file of 600 bytes (cProfile: its per-character array and whitespace scanning, `parse_array`,
+# `skip_comments_and_array_ws`, `parse_value`), which alone would spend most of the budget of a replay at
+# 10x pokerkit (bench/bench_phh.py). PHH files are flat `key = value` lines whose values, with their single
+# quotes made double, are JSON; the C JSON scanner reads them in about a tenth of the time. `_flat_toml`
+# takes a file only where that reading is provably tomllib's, and steps aside (None) for anything else.
+
+# Characters TOML allows nowhere outside a comment's tab, and that JSON would let through: bare CR and other
+# C0 controls (a comment, skipped here, may not hold them either), DEL (JSON takes it inside a string).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def _scalar(text: str) -> Any:
-    if text.isdigit():  # the usual case: chips
-        return int(text)
-    if text == "true" or text == "false":
-        return text == "true"
-    if text == "inf":
-        return math.inf
-    if ("." in text or "e" in text or "E" in text) and not text.lstrip("+-").isdigit():
-        return float(text)
-    return int(text)
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not TOML")  # NaN and Infinity are JSON to Python's decoder, not TOML
 
 
-_BARE_ITEM = re.compile(r"[-+0-9.eE]+|true|false|inf")
+_SCAN = json.scanner.make_scanner(json.JSONDecoder(parse_constant=_no_constant))
 
 
-def _one_line_array(value: str) -> list | None:
-    """The two usual PHH arrays on one line, in one step each: bare numbers or words (`[0, 0, 100]`), or
-    single-quoted strings (`['p1 f', 'd db AcKd2h']`). None for anything else (the general reader below
-    takes it, as before)."""
-    if value[-1:] != "]" or value.count("[") != 1 or value.count("]") != 1:
+def _flat_toml(text: str) -> dict | None:
+    """The document as tomllib reads it, for the flat subset PHH files use: `key = value` lines (a bare ASCII
+    name) whose value is a number, true/false, a single-quoted string or an array of those, one line each,
+    and comment lines. None for anything else (a multi-line array, a comment after a value, a
+    double-quoted or multi-line string, a date, `inf`, a repeated key, ...): tomllib then reads it.
+
+    Why the JSON reading is tomllib's: with no `"` or backslash in the value, `'...'` -> `"..."` makes each TOML
+    literal string a JSON string of the same text (JSON refuses the control characters TOML refuses there);
+    JSON numbers are a subset of TOML's with the same int/float split and values; `true`/`false` and arrays
+    are alike; `null` and `{` (no TOML value here) are refused, NaN/Infinity by `_no_constant`; the scanner
+    must use the whole value. tests/rules/test_phh.py holds it to tomllib on every sample file and on
+    generated documents."""
+    if _CONTROL.search(text) is not None:
         return None
-    body = value[1:-1]
-    if "'" not in body:
-        if '"' in body or "#" in body:
-            return None
-        if not body.strip():
-            return []
-        if body.isascii() and "_" not in body:
-            # Whole numbers throughout (the usual case), read by int() in one C loop: on ASCII text without
-            # "_" it takes exactly what the item-by-item reading below reads as an integer (blanks around,
-            # a sign, digits); anything else (a trailing comma, a float, a word) raises and goes below.
-            try:
-                return list(map(int, body.split(",")))
-            except ValueError:
-                pass
-        items = [item.strip() for item in body.split(",")]
-        if items[-1] == "" and len(items) > 1:
-            items.pop()  # a trailing comma
-        out = []
-        for item in items:
-            if item.isdigit() and item.isascii():  # chips: the usual item
-                out.append(int(item))
-                continue
-            if not _BARE_ITEM.fullmatch(item):
-                return None
-            try:
-                out.append(_scalar(item))
-            except ValueError:
-                return None
-        return out
-    # Single-quoted strings, read by splitting at the quotes (what the pattern
-    # \s*'[^'\n]*'(?:\s*,\s*'[^'\n]*')*\s*,?\s* takes): the strings are every other piece, and the pieces
-    # between them must be blank before the first, a comma between two and at most a comma after the last
-    # (str.strip drops what \s matches; a line holds no newline).
-    pieces = body.split("'")
-    if len(pieces) % 2 == 0:
-        return None  # an odd number of quotes
-    if pieces[0].strip() or pieces[-1].strip() not in ("", ","):
-        return None
-    if not set(map(str.strip, pieces[2:-1:2])) <= {","}:
-        return None
-    return pieces[1::2]
-
-
-def fast_toml(text: str) -> dict | None:
-    """The flat `key = value` subset PHH files use (numbers, strings, booleans, one-level arrays, comments),
-    several times faster than tomllib; None for anything else, and the caller falls back to tomllib."""
     out: dict[str, Any] = {}
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i].strip()
-        i += 1
-        if not line or line.startswith("#"):
+    for line in text.split("\n"):
+        line = line.strip(" \t")
+        if not line or line[0] == "#":
             continue
-        # `key = value` (_KEY_LINE), read without the regular expression: a plain ASCII name, '=' and the rest.
         key, equals, value = line.partition("=")
-        key = key.rstrip()
-        if not equals or not (key.isascii() and key.isidentifier()):
+        key = key.rstrip(" \t")
+        if not equals or key in out or not (key.isascii() and key.isidentifier()):
             return None
-        value = value.lstrip()
-        if key in out or not value:
-            return None  # a repeated key or `key =` with nothing: tomllib gives the precise message
-        if value.startswith("["):
-            quick = _one_line_array(value)
-            if quick is not None:
-                out[key] = quick
-                continue
-            while value.count("[") != value.count("]") or value.rstrip()[-1:] != "]":
-                if i >= len(lines) or ("#" in lines[i] and "'" not in lines[i]):
-                    return None
-                value += " " + lines[i].strip()
-                i += 1
-            body = value[1:].strip()
-            items: list[Any] = []
-            pos = 0
-            if body == "]":
-                out[key] = items
-                continue
-            while True:
-                im = _ITEM.match(body, pos)
-                if im is None:
-                    close = _CLOSE.match(body, pos) if items else None  # after a trailing comma
-                    if close is None:
-                        return None
-                    pos = close.end()
-                    break
-                single, double, bare, end = im.groups()
-                if single is not None or double is not None:
-                    items.append(single if single is not None else double)
-                else:
-                    try:
-                        items.append(_scalar(bare))
-                    except ValueError:
-                        return None
-                pos = im.end()
-                if end == "]":
-                    break
-            if body[pos:].strip():
-                return None
-            out[key] = items
-        elif value[:1] in "'\"":
-            quote = value[0]
-            if len(value) < 2 or value[-1] != quote or quote in value[1:-1] or "\\" in value:
-                return None
-            out[key] = value[1:-1]
-        else:
-            try:
-                out[key] = _scalar(value)
-            except ValueError:
-                return None
+        if '"' in value or "\\" in value or "{" in value or "null" in value:
+            return None
+        value = value.lstrip(" \t").replace("'", '"')
+        try:
+            out[key], end = _SCAN(value, 0)
+        except (ValueError, StopIteration):  # not JSON (StopIteration: no value at all)
+            return None
+        if end != len(value):
+            return None
     return out
 
 
 def load(path: str | Path) -> PhhHand:
+    """Read and check one PHH file; PhhError names the file and what is wrong with it."""
     try:
         # Read as Path.read_text(encoding="utf-8") reads, without its buffered text layer: the raw bytes,
         # decoded, line ends made "\n" as text mode makes them.
@@ -249,7 +167,7 @@ def load(path: str | Path) -> PhhHand:
         raise PhhError(f"{path}: cannot read: {exc.strerror}") from None
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    data = fast_toml(text)
+    data = _flat_toml(text)
     if data is None:
         try:
             data = tomllib.loads(text)

@@ -10,6 +10,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller import datapaths
 from controller.rules.phh import PhhError, export_event_log, load, parse, replay, to_lines
@@ -346,3 +348,87 @@ def test_cli_reports_an_unreadable_file_and_goes_on(tmp_path):
     assert proc.returncode == 1
     assert "broken.phh: not valid TOML" in proc.stderr
     assert "good.phh" in proc.stdout and "agrees" in proc.stdout
+
+
+@needs_sample
+def test_every_sample_file_reads_as_tomllib_reads_it():
+    """The JSON-backed reader of flat PHH files (`phh._flat_toml`) takes every sample file, and gives what
+    tomllib gives: the same keys in the same order, the same values of the same types."""
+    from controller.rules.phh import _flat_toml
+
+    for path in PLURIBUS:
+        text = Path(path).read_text(encoding="utf-8")
+        read = _flat_toml(text)
+        assert read is not None, path
+        assert repr(read) == repr(tomllib.loads(text)), path
+
+
+_TOML_TOKENS = (
+    *("-0", "+3", "007", "1.5", "1e3", "1E-2", ".5", "5.", "1_000", "0x1F", "inf", "nan", "NaN"),
+    *("Infinity", "true", "false", "null", "'a'", "''", "'''x'''", '"d"', "'a\\b'", "'#'", "{a = 1}"),
+    *("1979-05-27", "'p1 cbr 225'", "[]", "[1, 2]", "[1, 2,]", "[[1], [2]]", "['a', 1]", "[1 2]"),
+    *("[,]", "['a' 'b']", "1 # note", "[1, {'a': 2}]", "'a', 'b'", "'x\u00a0y'", "'tab\there'"),
+    *("'del\x7f'", "'é'", "", "'a\", \"b'"),
+)
+_TOML_VALUES = st.one_of(
+    st.integers(-(10**6), 10**6).map(str),
+    st.sampled_from(_TOML_TOKENS),
+    st.text(alphabet="ab 1,[]'\"#.\t-", max_size=10),
+)
+_TOML_KEYS = st.sampled_from(["variant", "antes", "a", "_k", "k", "b", "k-1", "1k", "a.b", "é", " x", "[t]"])
+_TOML_SEPARATORS = st.sampled_from([" = ", "=", " =\t", "\t= ", " = ", " "])
+
+
+def test_each_value_alone_and_in_an_array_reads_as_tomllib_reads_it():
+    """Every value of the generated documents below, alone and in an array: read as tomllib reads it, or
+    refused (None) wherever tomllib refuses it."""
+    from controller.rules.phh import _flat_toml
+
+    for token in _TOML_TOKENS:
+        for text in (f"k = {token}\n", f"k = [{token}]\n", f"k = [1, {token}, 'x']\n"):
+            read = _flat_toml(text)
+            try:
+                expected = tomllib.loads(text)
+            except tomllib.TOMLDecodeError:
+                assert read is None, text
+                continue
+            assert read is None or repr(read) == repr(expected), text
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(_TOML_KEYS, _TOML_SEPARATORS, _TOML_VALUES), max_size=4),
+    st.sampled_from(["", "# c\n", "\n", "  # \x01\n", "[table]\n"]),
+)
+def test_the_flat_reader_reads_as_tomllib_or_steps_aside(lines, extra):
+    """Wherever `_flat_toml` reads a document, tomllib reads the same (keys, values and their types); a
+    document tomllib refuses, `_flat_toml` refuses too (None), so the file goes to tomllib for its message."""
+    from controller.rules.phh import _flat_toml
+
+    text = extra + "".join(f"{key}{sep}{value}\n" for key, sep, value in lines)
+    read = _flat_toml(text)
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        assert read is None, text
+        return
+    if read is not None:
+        assert repr(read) == repr(expected), text
+
+
+def test_a_phh_file_reads_alike_whatever_its_line_ends(tmp_path):
+    """`load` reads the raw bytes and makes line ends "\\n" itself, as a text-mode read would."""
+    if not PLURIBUS:
+        pytest.skip("data/phh holds no hands")
+    raw = Path(PLURIBUS[0]).read_bytes()
+    expected = load(PLURIBUS[0])
+    for name, data in (("crlf.phh", raw.replace(b"\n", b"\r\n")), ("cr.phh", raw.replace(b"\n", b"\r"))):
+        path = tmp_path / name
+        path.write_bytes(data)
+        hand = load(path)
+        assert (hand.players, hand.actions, hand.starting, hand.finishing) == (
+            expected.players,
+            expected.actions,
+            expected.starting,
+            expected.finishing,
+        )
