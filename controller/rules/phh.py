@@ -17,6 +17,8 @@ import math
 import re
 import tomllib
 from dataclasses import dataclass, field
+from itertools import chain, count, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -93,9 +95,8 @@ def parse(data: dict, path: str) -> PhhHand:
         raise PhhError(f"{path}: field 'players' must list {n} names")
     min_bet = _whole(data.get("min_bet", blinds[1]), f"{path}: min_bet") or blinds[1]
     actions = data["actions"]
-    for a in actions:
-        if not isinstance(a, str):
-            raise PhhError(f"{path}: field 'actions' must be strings")
+    if not all(map(isinstance, actions, repeat(str))):
+        raise PhhError(f"{path}: field 'actions' must be strings")
     number = data.get("hand") if isinstance(data.get("hand"), int) else None
     return PhhHand(
         path, [str(p) for p in players], starting, finishing, antes, blinds, min_bet, actions, number
@@ -109,8 +110,7 @@ def parse(data: dict, path: str) -> PhhHand:
 # quotes made double, are JSON; the C JSON scanner reads them in about a tenth of the time. `_flat_toml`
 # takes a file only where that reading is provably tomllib's, and steps aside (None) for anything else.
 
-# Characters TOML allows nowhere outside a comment's tab, and that JSON would let through: bare CR and other
-# C0 controls (a comment, skipped here, may not hold them either), DEL (JSON takes it inside a string).
+# The control characters TOML allows in no comment (a comment may hold a tab).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -127,26 +127,28 @@ def _flat_toml(text: str) -> dict | None:
     and comment lines. None for anything else (a multi-line array, a comment after a value, a
     double-quoted or multi-line string, a date, `inf`, a repeated key, ...): tomllib then reads it.
 
-    Why the JSON reading is tomllib's: with no `"` or backslash in the value, `'...'` -> `"..."` makes each TOML
+    Why the JSON reading is tomllib's: with no `"` or backslash in the file, `'...'` -> `"..."` makes each TOML
     literal string a JSON string of the same text (JSON refuses the control characters TOML refuses there);
     JSON numbers are a subset of TOML's with the same int/float split and values; `true`/`false` and arrays
     are alike; `null` and `{` (no TOML value here) are refused, NaN/Infinity by `_no_constant`; the scanner
     must use the whole value. tests/rules/test_phh.py holds it to tomllib on every sample file and on
     generated documents."""
-    if _CONTROL.search(text) is not None:
-        return None
+    if '"' in text or "\\" in text or "{" in text or "null" in text or "\r" in text or "\x7f" in text:
+        return None  # (JSON takes CR for a blank and DEL inside a string, TOML neither)
     out: dict[str, Any] = {}
-    for line in text.split("\n"):
+    for line in text.replace("'", '"').split("\n"):
         line = line.strip(" \t")
-        if not line or line[0] == "#":
+        if not line:
+            continue
+        if line[0] == "#":
+            if _CONTROL.search(line) is not None:  # (a value's control characters JSON refuses itself)
+                return None
             continue
         key, equals, value = line.partition("=")
         key = key.rstrip(" \t")
         if not equals or key in out or not (key.isascii() and key.isidentifier()):
             return None
-        if '"' in value or "\\" in value or "{" in value or "null" in value:
-            return None
-        value = value.lstrip(" \t").replace("'", '"')
+        value = value.lstrip(" \t")
         try:
             out[key], end = _SCAN(value, 0)
         except (ValueError, StopIteration):  # not JSON (StopIteration: no value at all)
@@ -383,17 +385,15 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", keep: bool = False
     """Drive one hand through the table engine; compare the final stacks with the file's."""
     n = len(hand.players)
     table = TableEngine(load_profile(profile_name), n)
+    lines = to_lines(hand, profile_name)
+    # Line k (from 1) fed with its number; the loop in C (map), then every output in one list.
+    outputs: list[dict] = list(chain.from_iterable(map(table.feed, lines, count(1))))
+    # An `error` line names the input line it rejects (`line`, ../shared/spec/table-events.md).
     errors: list[str] = []
-    outputs: list[dict] = []
-    feed = table.feed
-    for i, line in enumerate(to_lines(hand, profile_name), start=1):
-        out = feed(line, i)
-        if out:
-            for o in out:
-                if o.get("type") == "error":
-                    errors.append(f"line {i} {line.get('type')}: {o.get('message')}")
-            if keep:
-                outputs.extend(out)
+    if "error" in map(itemgetter("type"), outputs):
+        for o in outputs:
+            if o["type"] == "error":
+                errors.append(f"line {o['line']} {lines[o['line'] - 1]['type']}: {o['message']}")
     stacks = table.stacks()
     # A seat the table no longer lists was vacated by a bust-out: it finished with no chips.
     final = [stacks.get(s, 0) for s in range(1, n + 1)]
@@ -410,7 +410,7 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", keep: bool = False
         match = True  # the usual case: the same whole numbers
     else:
         match = all(f is not None and float(f) == float(e) for f, e in zip(final, finishing, strict=True))
-    return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs)
+    return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs if keep else [])
 
 
 # ---- export ------------------------------------------------------------------------------------------
