@@ -10,7 +10,7 @@ alike. Times are this process's CPU time by default (`--clock cpu`:
 on a shared machine the wall clock also counts the time other processes held the CPU); `--clock wall`
 for elapsed time. pokerkit is the optional extra `bench` (pip install -e .[bench]); without it only our
 figures are printed. Goal: >= 10x pokerkit. Last, the time to read a file's TOML with tomllib and with
-`phh._flat_toml`, which reads PHH files first.
+`phh_read._flat_toml`, which reads PHH files first.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from controller import datapaths  # noqa: E402
-from controller.rules.phh import _flat_toml, load, replay  # noqa: E402
+from controller.rules.phh import load, replay  # noqa: E402
+from controller.rules.phh_read import _flat_toml  # noqa: E402
 
 
 def main() -> int:
@@ -104,8 +105,8 @@ def main() -> int:
 
 
 def _reading_figures(files: list[str], repeat: int, clock) -> dict:
-    """Microseconds per file to turn a PHH file's text into a dict: tomllib against `phh._flat_toml`, the
-    figure behind reading PHH files with `_flat_toml` first (controller/rules/phh.py)."""
+    """Microseconds per file to turn a PHH file's text into a dict: tomllib against `phh_read._flat_toml`, the
+    figure behind reading PHH files with `_flat_toml` first (controller/rules/phh_read.py)."""
     texts = [Path(f).read_text(encoding="utf-8") for f in files]
     readers = {"tomllib": tomllib.loads, "flat": _flat_toml}
     best = dict.fromkeys(readers, float("inf"))

@@ -352,9 +352,9 @@ def test_cli_reports_an_unreadable_file_and_goes_on(tmp_path):
 
 @needs_sample
 def test_every_sample_file_reads_as_tomllib_reads_it():
-    """The JSON-backed reader of flat PHH files (`phh._flat_toml`) takes every sample file, and gives what
+    """The JSON-backed reader of flat PHH files (`phh_read._flat_toml`) takes every sample file, and gives what
     tomllib gives: the same keys in the same order, the same values of the same types."""
-    from controller.rules.phh import _flat_toml
+    from controller.rules.phh_read import _flat_toml
 
     for path in PLURIBUS:
         text = Path(path).read_text(encoding="utf-8")
@@ -382,7 +382,7 @@ _TOML_SEPARATORS = st.sampled_from([" = ", "=", " =\t", "\t= ", " = ", " "])
 def test_each_value_alone_and_in_an_array_reads_as_tomllib_reads_it():
     """Every value of the generated documents below, alone and in an array: read as tomllib reads it, or
     refused (None) wherever tomllib refuses it."""
-    from controller.rules.phh import _flat_toml
+    from controller.rules.phh_read import _flat_toml
 
     for token in _TOML_TOKENS:
         for text in (f"k = {token}\n", f"k = [{token}]\n", f"k = [1, {token}, 'x']\n"):
@@ -403,7 +403,7 @@ def test_each_value_alone_and_in_an_array_reads_as_tomllib_reads_it():
 def test_the_flat_reader_reads_as_tomllib_or_steps_aside(lines, extra):
     """Wherever `_flat_toml` reads a document, tomllib reads the same (keys, values and their types); a
     document tomllib refuses, `_flat_toml` refuses too (None), so the file goes to tomllib for its message."""
-    from controller.rules.phh import _flat_toml
+    from controller.rules.phh_read import _flat_toml
 
     text = extra + "".join(f"{key}{sep}{value}\n" for key, sep, value in lines)
     read = _flat_toml(text)
@@ -416,19 +416,16 @@ def test_the_flat_reader_reads_as_tomllib_or_steps_aside(lines, extra):
         assert repr(read) == repr(expected), text
 
 
-def test_a_phh_file_reads_alike_whatever_its_line_ends(tmp_path):
-    """`load` reads the raw bytes and makes line ends "\\n" itself, as a text-mode read would."""
-    if not PLURIBUS:
-        pytest.skip("data/phh holds no hands")
-    raw = Path(PLURIBUS[0]).read_bytes()
-    expected = load(PLURIBUS[0])
-    for name, data in (("crlf.phh", raw.replace(b"\n", b"\r\n")), ("cr.phh", raw.replace(b"\n", b"\r"))):
-        path = tmp_path / name
-        path.write_bytes(data)
-        hand = load(path)
-        assert (hand.players, hand.actions, hand.starting, hand.finishing) == (
-            expected.players,
-            expected.actions,
-            expected.starting,
-            expected.finishing,
-        )
+@needs_sample
+def test_plain_phh_actions_are_read_as_split_actions_are():
+    """to_lines reads "pK f" and "pK cc" by looking the whole text up; with that table empty every action
+    is split into words: the lines must be the same for every sample hand."""
+    from unittest import mock
+
+    from controller.rules import phh_lines
+
+    hands = [load(f) for f in PLURIBUS]
+    quick = [to_lines(h) for h in hands]
+    with mock.patch.object(phh_lines, "_player_index", lambda n: ({f"p{i + 1}": i for i in range(n)}, {})):
+        general = [to_lines(h) for h in hands]
+    assert quick == general
