@@ -2,8 +2,8 @@
 the table engine and compare the final stacks with the file's `finishing_stacks`.
 
 The parts, one idea each: `phh_read` (a file into a checked `PhhHand`), `phh_lines` (the hand as protocol
-input lines), this module (the replay), `phh_export` (a table's hands out as PHH files). Their public names
-are importable from here.
+input lines), this module (the replay), `phh_export` (a table's hands out as PHH files). What callers use
+(`load`, `parse`, `to_lines`, `export_event_log`, `PhhError`) is importable from here.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from itertools import chain, count
 from operator import itemgetter
 
 from controller.rules.engine import TableEngine
-from controller.rules.phh_export import export_event_log, hand_to_phh
-from controller.rules.phh_lines import button_seat, to_lines
+from controller.rules.phh_export import export_event_log
+from controller.rules.phh_lines import to_lines
 from controller.rules.phh_read import PhhError, PhhHand, load, parse
 from controller.rules.profile import load_profile
 
@@ -22,9 +22,7 @@ __all__ = [
     "PhhError",
     "PhhHand",
     "ReplayResult",
-    "button_seat",
     "export_event_log",
-    "hand_to_phh",
     "load",
     "parse",
     "replay",
@@ -34,6 +32,8 @@ __all__ = [
 
 @dataclass
 class ReplayResult:
+    """One hand replayed: the engine's final stacks beside the file's, and the engine's output lines if kept."""
+
     path: str
     final_stacks: list[int | None]
     finishing_stacks: list[int | float] | None
