@@ -6,9 +6,8 @@ Defaults to the 160 hands of data/phh/pluribus/*/*.phh. Two figures per replayer
 the file, then replay the hand) and replay only (files parsed beforehand). Ours goes through the full
 table engine (`controller.rules.engine.TableEngine`: validation, deal monitor, every output line). Each
 figure is the best of --repeat runs, the replayers taking turns so that load from other processes hits them
-alike. Times are this process's CPU time by default (`--clock cpu`:
-on a shared machine the wall clock also counts the time other processes held the CPU); `--clock wall`
-for elapsed time. pokerkit is the optional extra `bench` (pip install -e .[bench]); without it only our
+alike. Times are this process's CPU time by default (`--clock cpu`: on a shared machine the wall clock also
+counts the time other processes held the CPU); `--clock wall` for elapsed time. pokerkit is the optional extra `bench` (pip install -e .[bench]); without it only our
 figures are printed. Goal: >= 10x pokerkit. Last, the time to read a file's TOML with tomllib and with
 `phh_read._flat_toml`, which reads PHH files first.
 """

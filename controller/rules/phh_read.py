@@ -97,7 +97,7 @@ def parse(data: dict, path: str) -> PhhHand:
     )
 
 
-# Reading a PHH file. tomllib is the reader of record; it is pure Python and takes about 105 us for a PHH
+# Reading a PHH file. tomllib is the reader of record; it is pure Python and takes about 110 us for a PHH
 # file of 600 bytes (cProfile: its per-character array and whitespace scanning, `parse_array`,
 # `skip_comments_and_array_ws`, `parse_value`), which alone would spend most of the budget of a replay at
 # 10x pokerkit (bench/bench_phh.py). PHH files are flat `key = value` lines whose values, with their single
