@@ -3,13 +3,13 @@
     .venv/bin/python bench/bench_phh.py [--repeat 3] [FILE.phh ...]
 
 Defaults to the 160 hands of data/phh/pluribus/*/*.phh. Two figures per replayer: end to end (read and parse
-the file, then replay the hand) and replay only (files parsed beforehand). Ours is measured through the
-full table engine (`controller.rules.engine.TableEngine`, deal monitor and all) and through the hand
-logic alone (`DirectTable`). Each figure is the best of --repeat runs, the replayers taking turns so that
-load from other processes hits them alike. Times are this process's CPU time by default (`--clock cpu`:
-on a shared machine the wall clock also counts the time other processes held the CPU); `--clock wall`
-for elapsed time. pokerkit is the optional extra `bench` (pip install -e .[bench]); without it only our
-figures are printed. Goal: >= 10x pokerkit.
+the file, then replay the hand) and replay only (files parsed beforehand). Ours goes through the full
+table engine (`controller.rules.engine.TableEngine`: validation, deal monitor, every output line). Each
+figure is the best of --repeat runs, the replayers taking turns so that load from other processes hits them
+alike. Times are this process's CPU time by default (`--clock cpu`: on a shared machine the wall clock also
+counts the time other processes held the CPU); `--clock wall` for elapsed time. pokerkit is the optional extra `bench` (pip install -e .[bench]); without it only our
+figures are printed. Goal: >= 10x pokerkit. Last, the time to read a file's TOML with tomllib and with
+`phh_read._flat_toml`, which reads PHH files first.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from controller import datapaths  # noqa: E402
 from controller.rules.phh import load, replay  # noqa: E402
+from controller.rules.phh_read import _flat_toml  # noqa: E402
 
 
 def main() -> int:
@@ -41,13 +43,12 @@ def main() -> int:
     # name -> (end-to-end run, replay-only run); runs are interleaved so that load from other processes on
     # the machine hits every replayer alike, and each figure is the best of --repeat runs.
     runs: dict[str, tuple] = {}
-    for engine in ("engine", "direct"):
-        mismatches = sum(not replay(h, engine=engine).match for h in hands)
-        print(f"smart-table ({engine}): {n - mismatches}/{n} hands agree with finishing_stacks")
-        runs[f"smart-table ({engine})"] = (
-            lambda engine=engine: [replay(load(f), engine=engine) for f in files],
-            lambda engine=engine: [replay(h, engine=engine) for h in hands],
-        )
+    mismatches = sum(not replay(h).match for h in hands)
+    print(f"smart-table: {n - mismatches}/{n} hands agree with finishing_stacks")
+    runs["smart-table"] = (
+        lambda: [replay(load(f)) for f in files],
+        lambda: [replay(h) for h in hands],
+    )
     try:
         from pokerkit import HandHistory
     except ImportError:
@@ -79,6 +80,7 @@ def main() -> int:
                 t = clock()
                 fn()
                 best_times[name][k] = min(best_times[name][k], clock() - t)
+    reading = _reading_figures(files, args.repeat, clock)
     rows = [(name, n / e2e, n / only) for name, (e2e, only) in best_times.items()]
     pokerkit_rows = next(((e, o) for name, e, o in rows if name == "pokerkit"), None)
 
@@ -94,7 +96,28 @@ def main() -> int:
                 f"ratio {name} / pokerkit: end to end {e2e_rate / pokerkit_rows[0]:.1f}x, "
                 f"replay only {only_rate / pokerkit_rows[1]:.1f}x (goal >= 10x)"
             )
+    print(
+        f"reading the TOML of a file (text read beforehand): tomllib {reading['tomllib']:.1f} us, "
+        f"_flat_toml {reading['flat']:.1f} us ({reading['taken']}/{n} files taken by _flat_toml)"
+    )
     return 0
+
+
+def _reading_figures(files: list[str], repeat: int, clock) -> dict:
+    """Microseconds per file to turn a PHH file's text into a dict: tomllib against `phh_read._flat_toml`, the
+    figure behind reading PHH files with `_flat_toml` first (controller/rules/phh_read.py)."""
+    texts = [Path(f).read_text(encoding="utf-8") for f in files]
+    readers = {"tomllib": tomllib.loads, "flat": _flat_toml}
+    best = dict.fromkeys(readers, float("inf"))
+    for _ in range(repeat):
+        for name, read in readers.items():
+            t = clock()
+            for text in texts:
+                read(text)
+            best[name] = min(best[name], clock() - t)
+    figures: dict = {name: seconds / len(texts) * 1e6 for name, seconds in best.items()}
+    figures["taken"] = sum(_flat_toml(t) is not None for t in texts)
+    return figures
 
 
 if __name__ == "__main__":

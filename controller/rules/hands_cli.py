@@ -35,12 +35,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     replay.add_argument("files", nargs="+", metavar="FILE.phh")
     replay.add_argument("--json", action="store_true", help="one JSON object per hand and line")
     replay.add_argument("--profile", default=DEFAULT_PROFILE, help=f"rulebook: {', '.join(PROFILE_NAMES)}")
-    replay.add_argument(
-        "--engine",
-        choices=("auto", "engine", "direct"),
-        default="auto",
-        help="the full table engine (default when present) or the hand logic alone",
-    )
     replay.set_defaults(handler=_replay)
 
     export = sub.add_parser(
@@ -65,7 +59,7 @@ def _replay(args: argparse.Namespace) -> int:
     agree = fractional = differ = unusable = unreadable = 0
     for path in args.files:
         try:
-            result = replay(load(path), args.profile, args.engine)
+            result = replay(load(path), args.profile)
         except Exception as exc:  # one bad file is reported and the batch goes on
             if not isinstance(exc, PhhError):
                 exc = PhhError(f"{path}: cannot replay ({type(exc).__name__}: {exc})")
@@ -93,8 +87,6 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"{path}: final {result.final_stacks} finishing {result.finishing_stacks} {status}")
         for error in result.errors:
             print(f"  {error}")
-        for note in result.notes:
-            print(f"  note: {note}")
     total = len(args.files)
     summary = (
         f"{total} hands: {agree} agree, {fractional} differ only by a fractional odd chip in the file, "
