@@ -1,0 +1,35 @@
+"""The real panel link: the panel's USB serial line, opened by the bridge itself.
+
+Registered as the `panel.serial` device (pyproject.toml): a config's `devices.panel` that is a
+port path (`/dev/ttyACM0`, `/dev/serial/by-id/...`), `serial:PATH` or a pyserial URL
+(`socket://host:port`) names it. There is nothing to set up or release: the bridge opens, watches
+and reopens the port.
+"""
+
+from __future__ import annotations
+
+from typing import Self
+
+from controller.devices import DeviceError, PanelOptions
+
+
+class SerialPanel:
+    """A panel on a serial port (meets controller.devices.PanelLink)."""
+
+    simulated = False
+
+    def __init__(self, spec: str, options: PanelOptions | None = None) -> None:
+        port = spec.removeprefix("serial:")
+        if not port.strip():
+            raise DeviceError(f"panel {spec!r}: no serial port named (serial:/dev/ttyACM0)")
+        self._port = port
+
+    @property
+    def port(self) -> str:
+        return self._port
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
