@@ -34,6 +34,7 @@ def command_modules() -> list[str]:
     added = [ep.value for ep in sorted(entry_points(group=COMMAND_GROUP), key=lambda ep: ep.name)]
     return [*COMMAND_MODULES, *(m for m in added if m not in COMMAND_MODULES)]
 
+
 # Every command exits with one of these (issue 18); `smart-table --help` and README.md list them.
 EXIT_OK = 0  # it did what was asked; every check passed
 EXIT_FAILED = 1  # it ran, and a check failed (a hand differs, a scenario step failed, a doctor check)

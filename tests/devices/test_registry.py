@@ -86,7 +86,13 @@ def test_every_shipped_reader_is_a_card_reader():
 
 async def test_every_shipped_panel_link_opens():
     specs = {
-        "serial": ["/dev/ttyACM0", "/dev/serial/by-id/usb-panel", "serial:/dev/ttyACM0", "socket://h:9", "ttyS0"],
+        "serial": [
+            "/dev/ttyACM0",
+            "/dev/serial/by-id/usb-panel",
+            "serial:/dev/ttyACM0",
+            "socket://h:9",
+            "ttyS0",
+        ],
         "sim": ["sim"],
     }
     assert sorted(specs) == devices.names("panel")
@@ -104,7 +110,11 @@ async def test_every_shipped_panel_link_opens():
 
 @pytest.mark.parametrize(
     ("kind", "spec", "wrong"),
-    [("camera", "webcam:0", "webcam"), ("reader", "pcsc:0", "pcsc"), ("panel", "bluetooth:aa:bb", "bluetooth")],
+    [
+        ("camera", "webcam:0", "webcam"),
+        ("reader", "pcsc:0", "pcsc"),
+        ("panel", "bluetooth:aa:bb", "bluetooth"),
+    ],
 )
 def test_an_unknown_name_is_refused_naming_what_is_registered(kind, spec, wrong):
     opener = {"camera": devices.open_camera, "reader": devices.open_reader, "panel": devices.open_panel}[kind]
@@ -159,5 +169,8 @@ def test_a_registered_device_that_cannot_load_says_so(monkeypatch):
     broken = EntryPoint(name="camera.broken", value="no_such_module_for_tests:make", group=devices.GROUP)
     table = {**registry._entry_points(), ("camera", "broken"): broken}
     monkeypatch.setattr(registry, "_entry_points", lambda: table)
-    with pytest.raises(devices.DeviceUnavailable, match=r"camera 'broken' is registered \(no_such_module_for_tests:make\) but cannot be loaded here"):
+    with pytest.raises(
+        devices.DeviceUnavailable,
+        match=r"camera 'broken' is registered \(no_such_module_for_tests:make\) but cannot be loaded here",
+    ):
         devices.open_camera("broken:0")
