@@ -23,7 +23,7 @@ COMMAND_MODULES = (
     "controller.homeassistant",  # homeassistant: MQTT discovery for Home Assistant
 )
 # Packages that sit on top of the controller add their command modules as entry points of this group
-# (pyproject.toml: the simulated table's sim, hil ..., demo), listed after the ones above by name.
+# (pyproject.toml: the simulated table's commands), listed after the ones above by entry-point name.
 COMMAND_GROUP = "smart_table.commands"
 
 

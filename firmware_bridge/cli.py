@@ -133,7 +133,7 @@ def _sim(args: argparse.Namespace) -> int:
 
     from controller import devices
 
-    try:  # the simulated panel is a device like any other (hil registers it as `panel.sim`);
+    try:  # the simulated panel is a device like any other (registered as `panel.sim`);
         # Any: beyond devices.PanelLink, this command uses the simulator's own wait_for/render_png/log_path
         link: Any = devices.open_panel("sim", devices.PanelOptions(seats=args.seats, baudrate=args.baudrate))
     except devices.DeviceError as exc:

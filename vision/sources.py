@@ -5,7 +5,7 @@ Specs:
   picamera2:0         the Raspberry Pi camera through Picamera2 (only where it is installed)
   video:path.mp4      a video file, paced at its own frame rate (`?fast` reads as fast as possible)
   dir:path/           the images of a folder in name order (unreadable ones are skipped and logged)
-  sim:<seed>          the simulated camera playing scripted deals (registered by hil)
+  sim:<seed>          the simulated camera playing scripted deals (registered by the simulated table)
 or pass any object with `frames(fps)` (controller.devices.FrameSource) or a callable returning frames.
 
 Each kind is a camera registered by name in controller.devices (the `camera.<kind>` entry points of

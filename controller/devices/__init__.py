@@ -5,7 +5,7 @@
     async for t, frame in cam.frames(): ...
 
 Real implementations (vision.sources' cameras, controller.registry.reader's nfcpy reader,
-firmware_bridge.port's serial line) and the simulators (hil.devices) register the same way, as
+firmware_bridge.port's serial line) and the simulators of the simulated table register the same way, as
 `smart_table.devices` entry points in pyproject.toml; code that uses a device names it by its
 config string and never imports the package that provides it.
 """

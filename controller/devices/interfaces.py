@@ -1,8 +1,8 @@
 """What the table asks of its devices: the small typed surfaces every implementation meets.
 
 A camera, card reader or panel link is whatever object has these methods; real hardware
-(OpenCV/Picamera2, nfcpy, a serial port) and the simulators in `hil/` meet them the same way, so
-the service, vision and the panel bridge are written against these and never against a simulator.
+(OpenCV/Picamera2, nfcpy, a serial port) and the simulated table's simulators meet them the same
+way, so the service, vision and the panel bridge are written against these, never a simulator.
 Implementations are found by name through `controller.devices.registry`.
 """
 
@@ -38,7 +38,7 @@ class ScriptedCamera(FrameSource, Protocol):
 
     The service polls `frame()` at its own rate between pushed frames; `stopped` True makes it
     deliver nothing, which is how a hung camera is simulated. What lies on the table is scripted
-    through the implementation's own methods (hil.camera: deal_to, board, move_button, ...).
+    through the implementation's own methods (deal_to, board, move_button, ...).
     """
 
     stopped: bool

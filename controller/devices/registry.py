@@ -3,8 +3,8 @@ names an implementation, which is found here and built by its factory.
 
 Implementations register as Python entry points of the group `smart_table.devices`, named
 `<kind>.<name>` (kind: camera, reader, panel), in pyproject.toml; the real ones live with the code
-that drives the hardware and the simulators in `hil/`, so nothing that uses a device imports the
-package that provides it. `register()` adds one in-process (a test's fake, a plug-in under
+that drives the hardware, the simulators with the simulated table, so nothing that uses a device
+imports the package that provides it. `register()` adds one in-process (a test's fake, a plug-in under
 development). A name that is not registered raises `UnknownDevice` naming what was asked for and
 what is registered.
 
