@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from typing import Self
 
-from controller.devices import DeviceError, PanelOptions
-
 
 class SerialPanel:
-    """A panel on a serial port (meets controller.devices.PanelLink)."""
+    """A panel on a serial port (meets controller.devices.PanelLink; the bridge's own settings, seats
+    and baud rate, need nothing here)."""
 
     simulated = False
 
-    def __init__(self, spec: str, options: PanelOptions | None = None) -> None:
+    def __init__(self, spec: str, options: object = None) -> None:
         port = spec.removeprefix("serial:")
         if not port.strip():
-            raise DeviceError(f"panel {spec!r}: no serial port named (serial:/dev/ttyACM0)")
+            raise ValueError(f"panel {spec!r}: no serial port named (serial:/dev/ttyACM0)")
         self._port = port
 
     @property

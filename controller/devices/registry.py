@@ -10,7 +10,8 @@ what is registered.
 
 Factories: camera `(spec, CameraOptions) -> FrameSource`, reader `(spec) -> CardReader`, panel
 `(spec, PanelOptions) -> PanelLink`. Each gets the whole spec (normalised: `/dev/video0` becomes
-`v4l2:/dev/video0`, a panel's `/dev/ttyACM0` stays as it is) and raises `DeviceError` for a bad one.
+`v4l2:/dev/video0`, a panel's `/dev/ttyACM0` stays as it is) and raises `DeviceError` (or any
+ValueError, which becomes one) for a bad one.
 """
 
 from __future__ import annotations
@@ -128,22 +129,30 @@ def factory(kind: str, name: str) -> Callable[..., Any]:
         ) from None
 
 
+def _build(kind: str, spec: str, *args: Any) -> Any:
+    name, spec = resolve(kind, spec)
+    make = factory(kind, name)
+    try:
+        return make(spec, *args)
+    except DeviceError:
+        raise
+    except ValueError as exc:  # a factory's word on a bad spec (it need not import this package)
+        raise DeviceError(str(exc)) from exc
+
+
 def open_camera(spec: str, options: CameraOptions | None = None) -> FrameSource:
     """The frame source a camera spec names (see vision.sources for the shipped kinds)."""
-    name, spec = resolve("camera", spec)
-    return factory("camera", name)(spec, options or CameraOptions())
+    return _build("camera", spec, options or CameraOptions())
 
 
 def open_reader(spec: str) -> CardReader:
     """The card reader an NFC spec names (`sim:<name>`, or an nfcpy path: usb, tty:..., udp:...)."""
-    name, spec = resolve("reader", spec)
-    return factory("reader", name)(spec)
+    return _build("reader", spec)
 
 
 def open_panel(spec: str, options: PanelOptions | None = None) -> PanelLink:
     """The panel link a panel spec names (`sim`, or a serial port path / pyserial URL)."""
-    name, spec = resolve("panel", spec)
-    return factory("panel", name)(spec, options or PanelOptions())
+    return _build("panel", spec, options or PanelOptions())
 
 
 def problem(kind: str, spec: str) -> str | None:

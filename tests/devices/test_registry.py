@@ -174,3 +174,10 @@ def test_a_registered_device_that_cannot_load_says_so(monkeypatch):
         match=r"camera 'broken' is registered \(no_such_module_for_tests:make\) but cannot be loaded here",
     ):
         devices.open_camera("broken:0")
+
+
+def test_a_bad_argument_to_a_known_kind_is_a_device_error():
+    with pytest.raises(devices.DeviceError, match=r"panel 'serial:': no serial port named"):
+        devices.open_panel("serial:")
+    with pytest.raises(devices.DeviceError, match=r"sim source 'sim:x': seed must be an integer"):
+        devices.open_camera("sim:x")
