@@ -26,8 +26,12 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from controller.devices import CameraOptions
 
 log = logging.getLogger("smart_table.vision.sources")
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
@@ -71,14 +75,14 @@ class SpecSource:
         return self._frames(fps)
 
 
-def v4l2_camera(spec: str, options) -> SpecSource:
+def v4l2_camera(spec: str, options: CameraOptions) -> SpecSource:
     """`v4l2:/dev/video0` or `v4l2:0`: a camera through OpenCV's V4L2 backend (the `camera.v4l2` device)."""
     arg = spec.partition(":")[2]
     target = int(arg) if arg.isdigit() else arg
     return SpecSource(spec, lambda fps: _capture_frames(spec, target, options.timeout_s, live=True))
 
 
-def video_file(spec: str, options) -> SpecSource:
+def video_file(spec: str, options: CameraOptions) -> SpecSource:
     """`video:FILE[?fast]`: a video file paced at its own rate, or as fast as it decodes (`camera.video`)."""
     arg = spec.partition(":")[2]
     fast = arg.endswith("?fast")
@@ -90,7 +94,7 @@ def video_file(spec: str, options) -> SpecSource:
     )
 
 
-def image_folder(spec: str, options) -> SpecSource:
+def image_folder(spec: str, options: CameraOptions) -> SpecSource:
     """`dir:FOLDER`: the images of a folder in name order (`camera.dir`)."""
     arg = spec.partition(":")[2]
     if not Path(arg).is_dir():
@@ -98,7 +102,7 @@ def image_folder(spec: str, options) -> SpecSource:
     return SpecSource(spec, lambda fps: _dir_frames(Path(arg), fps))
 
 
-def picamera2_camera(spec: str, options) -> SpecSource:
+def picamera2_camera(spec: str, options: CameraOptions) -> SpecSource:
     """`picamera2:N`: the Raspberry Pi camera through Picamera2, where installed (`camera.picamera2`)."""
     arg = spec.partition(":")[2]
     try:
