@@ -181,3 +181,23 @@ def test_a_bad_argument_to_a_known_kind_is_a_device_error():
         devices.open_panel("serial:")
     with pytest.raises(devices.DeviceError, match=r"sim source 'sim:x': seed must be an integer"):
         devices.open_camera("sim:x")
+
+
+def test_panel_sim_command_runs_the_registered_simulator():
+    """`smart-table panel sim` (firmware_bridge) gets its simulated panel from the registry."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "panel", "sim", "--seats", "4"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("panel port: "), first + proc.stderr.read()
+        assert Path(first.removeprefix("panel port: ").strip()).exists()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
