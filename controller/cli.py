@@ -18,11 +18,22 @@ COMMAND_MODULES = (
     "controller.service.cli",  # run, top
     "vision.cli",  # vision enroll/detect/calibrate
     "firmware_bridge.cli",  # panel ...
-    "hil.cli",  # sim, hil ..., demo
     "controller.floor.cli",  # floor
     "controller.doctor",  # doctor: an installed table's checks, one line each with the fix
     "controller.homeassistant",  # homeassistant: MQTT discovery for Home Assistant
 )
+# Packages that sit on top of the controller add their command modules as entry points of this group
+# (pyproject.toml: the simulated table's commands), listed after the ones above by entry-point name.
+COMMAND_GROUP = "smart_table.commands"
+
+
+def command_modules() -> list[str]:
+    """COMMAND_MODULES, then the modules registered in COMMAND_GROUP (sorted by entry-point name)."""
+    from importlib.metadata import entry_points
+
+    added = [ep.value for ep in sorted(entry_points(group=COMMAND_GROUP), key=lambda ep: ep.name)]
+    return [*COMMAND_MODULES, *(m for m in added if m not in COMMAND_MODULES)]
+
 
 # Every command exits with one of these (issue 18); `smart-table --help` and README.md list them.
 EXIT_OK = 0  # it did what was asked; every check passed
@@ -71,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"smart-table {version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in command_modules():
         module = optional_module(name)
         if module is not None:
             module.register(subparsers)

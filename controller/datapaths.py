@@ -3,7 +3,8 @@
 The repository carries what `make demo` and `make test` need in `data/` (card decks, PHH hands, the
 venue rulebooks, a sample of real photos), so a clone alone runs. A `../shared` folder beside the
 repository (as the project's CI has it) may add more: the full set of real photos, table textures.
-`$SMART_TABLE_DATA` names another folder laid out like `data/` and is looked in first.
+`$SMART_TABLE_DATA` names another folder laid out like `data/` and is looked in first; the card decks
+alone can come from `$SMART_TABLE_DECKS` (`decks_root`).
 
 Order: $SMART_TABLE_DATA, then the repository's `data/`, then `../shared/data/` and `../shared/`.
 The repository's copy comes before `../shared` so that what the tests see does not depend on what
@@ -69,6 +70,43 @@ def find_or_none(name: str, *, prefer_larger: bool = False) -> Path | None:
 def phh_files(subset: str = "pluribus") -> list[Path]:
     """The sample hand histories, sorted (160 Pluribus hands in the repository's copy)."""
     return sorted(find(f"phh/{subset}").glob("*/*.phh"))
+
+
+def decks_root() -> Path:
+    """The folder holding one sub-folder per card deck: $SMART_TABLE_DECKS, else the data's "decks"
+    (the repository's data/decks)."""
+    env = os.environ.get("SMART_TABLE_DECKS")
+    if env:
+        return Path(env)
+    return find_or_none("decks") or DATA / "decks"
+
+
+def deck_dir(deck: str) -> Path:
+    """A deck's folder: `deck` itself when it names a folder, else the deck of that name under decks_root()."""
+    p = Path(deck)
+    if p.is_dir():
+        return p
+    return decks_root() / deck
+
+
+DECK_IMAGE_EXTS = (".png", ".jpg", ".jpeg")
+
+
+def deck_files(deck: str) -> dict[str, Path]:
+    """card code (and "back") -> image file of a deck, in ALL_CODES order. Raises FileNotFoundError
+    naming the folder, or the first card without a picture."""
+    from controller.rules.cards import ALL_CODES
+
+    d = deck_dir(deck)
+    if not d.is_dir():
+        raise FileNotFoundError(f"deck folder not found: {d} (set SMART_TABLE_DECKS to the decks folder)")
+    out: dict[str, Path] = {}
+    for code in (*ALL_CODES, "back"):
+        f = next((d / f"{code}{ext}" for ext in DECK_IMAGE_EXTS if (d / f"{code}{ext}").exists()), None)
+        if f is None:
+            raise FileNotFoundError(f"deck {d}: no image for {code}")
+        out[code] = f
+    return out
 
 
 def _file_count(path: Path) -> int:

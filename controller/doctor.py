@@ -179,9 +179,16 @@ async def check_panel(cfg: Any, env: Environment) -> Check:
     port = cfg.devices.panel
     if port == "none":
         return Check("panel", SKIP, "devices.panel = none: no LED panel at this table")
-    if port == "sim":
-        return Check("panel", OK, "simulated panel (devices.panel = sim): the firmware runs on a pty")
-    if not Path(port).exists():
+    from controller import devices
+
+    try:  # the link the service would open (a serial port, the simulator, a plug-in's)
+        link = devices.open_panel(port, devices.PanelOptions(seats=cfg.table.seats))
+    except devices.DeviceError as exc:
+        return Check("panel", FAIL, str(exc), 'set devices.panel to a serial port, "sim" or "none"')
+    if link.simulated:
+        return Check("panel", OK, f"simulated panel (devices.panel = {port}): the firmware runs on a pty")
+    port = link.port
+    if "://" not in port and not Path(port).exists():
         return Check(
             "panel",
             FAIL,

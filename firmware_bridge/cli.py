@@ -131,10 +131,17 @@ def _render(args: argparse.Namespace) -> int:
 def _sim(args: argparse.Namespace) -> int:
     import asyncio
 
-    from hil.panel_sim import SimulatedPanel
+    from controller import devices
+
+    try:  # the simulated panel is a device like any other (registered as `panel.sim`);
+        # Any: beyond devices.PanelLink, this command uses the simulator's own wait_for/render_png/log_path
+        link: Any = devices.open_panel("sim", devices.PanelOptions(seats=args.seats, baudrate=args.baudrate))
+    except devices.DeviceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
     async def run() -> None:
-        async with SimulatedPanel(args.seats, baudrate=args.baudrate) as panel:
+        async with link as panel:
             print(f"panel port: {panel.port}", flush=True)
             print(f"firmware log: {panel.log_path}", flush=True)
             last = None

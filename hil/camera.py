@@ -358,3 +358,30 @@ def run_script(cam: SimulatedCamera, steps: list[Step]) -> Iterator[tuple[int, n
             frame, truth = cam.frame()
             yield k, frame, truth, list(expected)
             k += 1
+
+
+class DealingCamera:
+    """The simulated camera dealing scripted hands forever (button, deal, flop, turn, river), the
+    button moving on each hand: the `sim:<seed>` frame source, for trying the vision pipeline
+    without a table. Meets controller.devices.FrameSource."""
+
+    def __init__(self, seed: int = 0, seats: int = 6, fps: float = 10.0) -> None:
+        self.seed, self.seats, self.fps = seed, seats, fps
+
+    async def frames(self, fps: float | None = None) -> AsyncIterator[tuple[float, np.ndarray]]:
+        fps = fps or self.fps
+        cam = SimulatedCamera(seats=self.seats, seed=self.seed, fps=fps)
+        rng = np.random.default_rng(self.seed)
+        t0 = time.monotonic()
+        n = 0
+        button = 1
+        while True:
+            cam.clear()
+            for step in deal_hand_script(self.seats, button, rng):
+                step.action(cam)
+                for _ in range(step.frames):
+                    frame, _ = await asyncio.to_thread(cam.frame)
+                    yield time.monotonic() - t0, frame
+                    n += 1
+                    await asyncio.sleep(max(0.0, t0 + n / fps - time.monotonic()))
+            button = button % self.seats + 1

@@ -36,7 +36,10 @@ Pixel = tuple[int, int, int]
 
 
 class SimulatedPanel:
-    """Async context manager: `async with SimulatedPanel(10) as panel: ... panel.port ...`."""
+    """Async context manager: `async with SimulatedPanel(10) as panel: ... panel.port ...`.
+    Meets controller.devices.PanelLink (the `panel.sim` device)."""
+
+    simulated = True
 
     def __init__(
         self,

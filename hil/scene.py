@@ -7,20 +7,24 @@ it into a BGR frame plus the truth: every card's corners in pixels, face, code a
 is visible, the button, the chips. Everything is deterministic given the seed.
 
 Card images come from the GPL decks the repository carries in data/decks (with their licence; found
-through controller/datapaths.py, `SMART_TABLE_DECKS` names another folder). They are read at run time.
+through controller/datapaths.py, `SMART_TABLE_DECKS` names another folder) and read by vision.decks at
+run time.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 import cv2
 import numpy as np
 
+# deck_dir and decks_root are re-exported: the simulator's callers find decks here too
+from controller.datapaths import deck_dir as deck_dir
+from controller.datapaths import decks_root as decks_root
+from controller.rules.cards import ALL_CODES
+from vision.decks import read_deck
 from vision.layout import (
     BET_RADIUS,
     BURN_RECT,
@@ -32,9 +36,6 @@ from vision.layout import (
     seat_angle,
 )
 
-RANKS = "23456789TJQKA"
-SUITS = "cdhs"
-ALL_CODES = tuple(r + s for r in RANKS for s in SUITS)
 DECK_NAMES = ("anglo_poker", "tango")
 
 FELTS = {
@@ -59,50 +60,16 @@ CHIP_COLOURS = {
 
 
 # -- deck images -------------------------------------------------------------------------------
-def decks_root() -> Path:
-    """Folder holding one sub-folder per deck: $SMART_TABLE_DECKS, else the data helper's "decks"
-    (the repository's data/decks; see controller/datapaths.py)."""
-    env = os.environ.get("SMART_TABLE_DECKS")
-    if env:
-        return Path(env)
-    from controller import datapaths
-
-    return datapaths.find_or_none("decks") or datapaths.DATA / "decks"
-
-
-def deck_dir(deck: str) -> Path:
-    p = Path(deck)
-    if p.is_dir():
-        return p
-    return decks_root() / deck
-
-
+# Where decks are is the data's (controller.datapaths); reading them is vision's (vision.decks).
 @lru_cache(maxsize=8)
 def load_deck(deck: str) -> dict[str, np.ndarray]:
-    """code -> BGRA image for the 52 cards plus 'back'. Raises FileNotFoundError naming what is missing."""
-    if deck == "drawn":  # the code-drawn held-out deck (hil/decks/drawn.py)
+    """code -> BGRA image for the 52 cards plus 'back'. Raises FileNotFoundError naming what is missing.
+    `drawn` is the code-drawn held-out deck of the benchmark (hil/decks/drawn.py)."""
+    if deck == "drawn":
         from hil.decks.drawn import make_deck
 
         return make_deck()
-    d = deck_dir(deck)
-    if not d.is_dir():
-        raise FileNotFoundError(f"deck folder not found: {d} (set SMART_TABLE_DECKS to the decks folder)")
-    out: dict[str, np.ndarray] = {}
-    for code in (*ALL_CODES, "back"):
-        f = next(
-            (d / f"{code}{ext}" for ext in (".png", ".jpg", ".jpeg") if (d / f"{code}{ext}").exists()), None
-        )
-        if f is None:
-            raise FileNotFoundError(f"deck {d}: no image for {code}")
-        img = cv2.imread(str(f), cv2.IMREAD_UNCHANGED)
-        if img is None:
-            raise FileNotFoundError(f"deck {d}: cannot read {f.name}")
-        if img.ndim == 2:
-            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGRA)
-        elif img.shape[2] == 3:
-            img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
-        out[code] = img
-    return out
+    return read_deck(deck)
 
 
 # -- scene description -------------------------------------------------------------------------

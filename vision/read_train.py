@@ -30,7 +30,7 @@ CODES = [r + s for r in RANK_CLASSES for s in SUIT_CLASSES]
 def _deck_images(deck: str) -> dict[str, np.ndarray]:
     if deck == "drawn":
         raise SystemExit("the 'drawn' deck is the benchmark's held-out deck: never trained on")
-    from hil.scene import deck_dir
+    from controller.datapaths import deck_dir
 
     folder = deck_dir(deck)
     return {c: cv2.imread(str(folder / f"{c}.png"), cv2.IMREAD_UNCHANGED) for c in CODES}

@@ -5,7 +5,11 @@ Specs:
   picamera2:0         the Raspberry Pi camera through Picamera2 (only where it is installed)
   video:path.mp4      a video file, paced at its own frame rate (`?fast` reads as fast as possible)
   dir:path/           the images of a folder in name order (unreadable ones are skipped and logged)
-  sim:<seed>          the simulated camera playing a scripted deal, or pass a SimulatedCamera / callable
+  sim:<seed>          the simulated camera playing scripted deals (registered by the simulated table)
+or pass any object with `frames(fps)` (controller.devices.FrameSource) or a callable returning frames.
+
+Each kind is a camera registered by name in controller.devices (the `camera.<kind>` entry points of
+pyproject.toml): the real ones are the classes here, a plug-in adds its own the same way.
 
 `read_frames(items)` is the plain, unpaced reader for `vision track`: image files, a folder or a
 video, each frame with its index, and unreadable ones reported instead of dropped silently.
@@ -22,8 +26,12 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from controller.devices import CameraOptions
 
 log = logging.getLogger("smart_table.vision.sources")
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
@@ -42,32 +50,66 @@ def open_frames(
         return _callable_frames(spec, fps or 10.0)
     if hasattr(spec, "frames") and not isinstance(spec, str):
         return _guard(type(spec).__name__, spec.frames(fps=fps))
-    if not isinstance(spec, str) or ":" not in spec:
+    if not isinstance(spec, str):
         raise FrameSourceError(
             f"frame source {spec!r}: expected v4l2:DEV, picamera2:N, video:FILE, dir:FOLDER or sim:SEED"
         )
-    kind, _, arg = spec.partition(":")
-    if kind == "v4l2":
-        return _capture_frames(spec, int(arg) if arg.isdigit() else arg, timeout_s, live=True)
-    if kind == "video":
-        fast = arg.endswith("?fast")
-        path = arg.removesuffix("?fast")
-        if not Path(path).is_file():
-            raise FrameSourceError(f"video source {path}: no such file")
-        return _capture_frames(spec, path, timeout_s, live=False, paced=not fast)
-    if kind == "dir":
-        if not Path(arg).is_dir():
-            raise FrameSourceError(f"image folder {arg}: no such folder")
-        return _dir_frames(Path(arg), fps)
-    if kind == "picamera2":
-        return _picamera2_frames(spec, int(arg or 0), timeout_s)
-    if kind == "sim":
-        try:
-            seed = int(arg or 0)
-        except ValueError as exc:
-            raise FrameSourceError(f"sim source {spec!r}: seed must be an integer") from exc
-        return _sim_frames(seed, fps or 10.0)
-    raise FrameSourceError(f"frame source {spec!r}: unknown kind {kind!r}")
+    from controller.devices import CameraOptions, DeviceError, open_camera
+
+    try:
+        source = open_camera(spec, CameraOptions(fps=fps or 10.0, timeout_s=timeout_s))
+    except DeviceError as exc:
+        raise FrameSourceError(str(exc)) from None
+    return _guard(spec, source.frames(fps=fps))
+
+
+class SpecSource:
+    """A frame source named by its spec; the device is opened when its frames are first read.
+    Meets controller.devices.FrameSource."""
+
+    def __init__(self, spec: str, frames: Callable[[float | None], AsyncIterator[tuple[float, np.ndarray]]]):
+        self.spec = spec
+        self._frames = frames
+
+    def frames(self, fps: float | None = None) -> AsyncIterator[tuple[float, np.ndarray]]:
+        return self._frames(fps)
+
+
+def v4l2_camera(spec: str, options: CameraOptions) -> SpecSource:
+    """`v4l2:/dev/video0` or `v4l2:0`: a camera through OpenCV's V4L2 backend (the `camera.v4l2` device)."""
+    arg = spec.partition(":")[2]
+    target = int(arg) if arg.isdigit() else arg
+    return SpecSource(spec, lambda fps: _capture_frames(spec, target, options.timeout_s, live=True))
+
+
+def video_file(spec: str, options: CameraOptions) -> SpecSource:
+    """`video:FILE[?fast]`: a video file paced at its own rate, or as fast as it decodes (`camera.video`)."""
+    arg = spec.partition(":")[2]
+    fast = arg.endswith("?fast")
+    path = arg.removesuffix("?fast")
+    if not Path(path).is_file():
+        raise FrameSourceError(f"video source {path}: no such file")
+    return SpecSource(
+        spec, lambda fps: _capture_frames(spec, path, options.timeout_s, live=False, paced=not fast)
+    )
+
+
+def image_folder(spec: str, options: CameraOptions) -> SpecSource:
+    """`dir:FOLDER`: the images of a folder in name order (`camera.dir`)."""
+    arg = spec.partition(":")[2]
+    if not Path(arg).is_dir():
+        raise FrameSourceError(f"image folder {arg}: no such folder")
+    return SpecSource(spec, lambda fps: _dir_frames(Path(arg), fps))
+
+
+def picamera2_camera(spec: str, options: CameraOptions) -> SpecSource:
+    """`picamera2:N`: the Raspberry Pi camera through Picamera2, where installed (`camera.picamera2`)."""
+    arg = spec.partition(":")[2]
+    try:
+        index = int(arg or 0)
+    except ValueError:
+        raise FrameSourceError(f"picamera2 source {spec!r}: the camera number must be an integer") from None
+    return SpecSource(spec, lambda fps: _picamera2_frames(spec, index, options.timeout_s))
 
 
 def read_frames(items: list[str]):
@@ -231,24 +273,3 @@ async def _callable_frames(fn: Callable[[], np.ndarray | tuple], fps: float):
         yield time.monotonic() - t0, frame
         n += 1
         await asyncio.sleep(max(0.0, t0 + n * period - time.monotonic()))
-
-
-async def _sim_frames(seed: int, fps: float):
-    """The simulated camera looping over scripted hands (button, deal, flop, turn, river)."""
-    from hil.camera import SimulatedCamera, deal_hand_script
-
-    cam = SimulatedCamera(seats=6, seed=seed, fps=fps)
-    rng = np.random.default_rng(seed)
-    t0 = time.monotonic()
-    n = 0
-    button = 1
-    while True:
-        cam.clear()
-        for step in deal_hand_script(6, button, rng):
-            step.action(cam)
-            for _ in range(step.frames):
-                frame, _ = await asyncio.to_thread(cam.frame)
-                yield time.monotonic() - t0, frame
-                n += 1
-                await asyncio.sleep(max(0.0, t0 + n / fps - time.monotonic()))
-        button = button % 6 + 1

@@ -60,14 +60,14 @@ def load_textures(limit: int | None = None) -> list[np.ndarray]:
 
 def load_card_images(decks: list[str]) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Faces and backs (BGR uint8, any size) of the named decks that are there."""
-    from hil.scene import load_deck
+    from vision.decks import read_deck
 
     faces, backs = [], []
     for name in decks:
         if name == "drawn":
             raise ValueError("the 'drawn' deck is the benchmark's held-out deck: never train on it")
         try:
-            deck = load_deck(name)
+            deck = read_deck(name)
         except (FileNotFoundError, OSError):
             continue
         for code, img in deck.items():

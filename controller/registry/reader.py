@@ -2,7 +2,8 @@
 
 Devices are nfcpy paths (`tty:S0:pn532` for a PN532 on the Pi's UART, `tty:USB0:pn532`, `usb`,
 `usb:054c:06c3`, `udp:localhost:54321` for nfcpy's simulated link) or `sim:<name>` /
-`sim:<spool dir>` for the simulated reader of `hil.nfc`. A missing or silent reader is reported
+`sim:<spool dir>` for the simulated reader. Each is a card reader found by name through
+controller.devices (`NfcpyReader` here is the real one). A missing or silent reader is reported
 with what to check and retried; a tag that cannot be read is reported and skipped; a card that
 leaves the field mid-read is read again while it is still there.
 """
@@ -52,34 +53,46 @@ def _hint(device: str) -> str:
     return "check the device path"
 
 
-def open_frontend(device: str) -> Any:
-    """An opened nfc.ContactlessFrontend for `device`, or ReaderError with what to check."""
-    if device.startswith("sim:"):
-        from hil.nfc import SimulatedReader
+class NfcpyReader:
+    """A reader nfcpy drives at an nfcpy device path (`usb`, `tty:AMA0:pn532`, `udp:host:port`): the
+    `reader.usb`, `reader.tty` and `reader.udp` devices. Meets controller.devices.CardReader."""
 
-        name = device[4:]
-        if not name:
-            raise ReaderError("simulated reader needs a name or spool directory: sim:<name>|sim:<dir>")
-        return SimulatedReader.named(name).frontend()
-    import nfc
+    def __init__(self, device: str) -> None:
+        self.device = device
+
+    def frontend(self) -> Any:
+        """An opened nfc.ContactlessFrontend, or ReaderError with what to check."""
+        import nfc
+
+        device = self.device
+        try:
+            clf = nfc.ContactlessFrontend()
+            if not clf.open(device):
+                raise ReaderError(f"no NFC reader found at {device!r}: {_hint(device)}")
+            return clf
+        except ReaderError:
+            raise
+        except OSError as exc:
+            if exc.errno == errno.EACCES:
+                raise ReaderError(f"NFC reader {device!r}: permission denied: {_hint(device)}") from None
+            if exc.errno == errno.EBUSY:
+                raise ReaderError(f"NFC reader {device!r} is busy (used by another process)") from None
+            raise ReaderError(
+                f"NFC reader {device!r} did not answer ({exc.strerror or exc}): {_hint(device)}"
+            ) from None
+        except Exception as exc:  # nfcpy driver errors on a silent chip, bad paths
+            raise ReaderError(f"NFC reader {device!r} failed to start: {type(exc).__name__}: {exc}") from None
+
+
+def open_frontend(device: str) -> Any:
+    """An opened nfc.ContactlessFrontend for the reader `device` names, or ReaderError with what to check."""
+    from controller.devices import DeviceError, open_reader
 
     try:
-        clf = nfc.ContactlessFrontend()
-        if not clf.open(device):
-            raise ReaderError(f"no NFC reader found at {device!r}: {_hint(device)}")
-        return clf
-    except ReaderError:
-        raise
-    except OSError as exc:
-        if exc.errno == errno.EACCES:
-            raise ReaderError(f"NFC reader {device!r}: permission denied: {_hint(device)}") from None
-        if exc.errno == errno.EBUSY:
-            raise ReaderError(f"NFC reader {device!r} is busy (used by another process)") from None
-        raise ReaderError(
-            f"NFC reader {device!r} did not answer ({exc.strerror or exc}): {_hint(device)}"
-        ) from None
-    except Exception as exc:  # nfcpy driver errors on a silent chip, bad paths
-        raise ReaderError(f"NFC reader {device!r} failed to start: {type(exc).__name__}: {exc}") from None
+        reader = open_reader(device)
+        return reader.frontend()
+    except DeviceError as exc:
+        raise ReaderError(str(exc)) from None
 
 
 def _targets(clf: Any) -> list[Any]:

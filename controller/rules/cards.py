@@ -5,6 +5,8 @@ from __future__ import annotations
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 ALL_CARDS = frozenset(r + s for r in RANKS for s in SUITS)
+# The 52 codes in rank-then-suit order: seeded shuffles (the simulator's deals) depend on this order.
+ALL_CODES = tuple(r + s for r in RANKS for s in SUITS)
 
 
 def is_card(code: object) -> bool:

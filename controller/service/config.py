@@ -24,7 +24,6 @@ PROFILE_NAMES = ("cool_mule", "bar_league", "dragons_den", "corner_pocket", "blu
 ACTIONS_MODES = ("observed", "entered")
 # A topic segment: no MQTT wildcards, no separators, nothing a shell or ACL file would trip over.
 SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-CAMERA_KINDS = ("v4l2", "picamera2", "video", "dir", "sim")
 SYNC_MODES = ("off", "normal", "full", "extra")
 COMMAND_NAMES = (
     "seat",
@@ -64,6 +63,8 @@ class TableConfig:
 
 @dataclass(frozen=True, slots=True)
 class DevicesConfig:
+    # camera, panel and nfc name devices registered in controller/devices (`smart_table.devices`
+    # entry points); a plug-in's own kinds are accepted the same way.
     # "sim" (the simulated camera, scriptable in-process), "none", /dev/videoN, or a vision.sources
     # spec: v4l2:DEV, picamera2:N, video:FILE, dir:FOLDER, sim:SEED
     camera: str = "sim"
@@ -235,12 +236,12 @@ def _check_values(cfg: Config) -> list[str]:
     for key in ("camera", "panel", "nfc"):
         if not getattr(d, key).strip():
             p.append(f'devices.{key}: empty; use "sim", "none" or a device')
-    cam = d.camera
-    if cam not in ("sim", "none") and not cam.startswith("/dev/") and cam.split(":")[0] not in CAMERA_KINDS:
-        p.append(
-            f'devices.camera: {cam!r}: expected "sim", "none", /dev/videoN or '
-            + ", ".join(f"{k}:..." for k in CAMERA_KINDS)
-        )
+    from controller import devices  # the registered device names (controller/devices)
+
+    for key, kind in (("camera", "camera"), ("panel", "panel"), ("nfc", "reader")):
+        spec = getattr(d, key).strip()
+        if spec and spec != "none" and (why := devices.problem(kind, spec)):
+            p.append(f'devices.{key}: {why}; or "none"')
     if d.nfc.startswith("sim") and d.nfc not in ("sim",) and not d.nfc.startswith("sim:"):
         p.append(f'devices.nfc: {d.nfc!r}: the simulated reader is written "sim:<name>"')
     if d.layout and not Path(d.layout).is_file():

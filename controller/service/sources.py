@@ -14,10 +14,19 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from controller import devices
 from controller.service.config import Config
 from controller.service.health import SourceHealth
+
+if TYPE_CHECKING:  # the device packages are imported when a device starts (see the module docstring)
+    from controller.registry.checkin import TableCheckIn
+    from firmware_bridge.bridge import PanelBridge
+    from firmware_bridge.scene import Scene
+    from firmware_bridge.signals import SignalState
+    from vision.detect import Detector
+    from vision.tracker import Tracker
 
 log = logging.getLogger("smart_table.sources")
 Emit = Callable[[dict[str, Any], str], Awaitable[None]]  # (line, kind "in" | "info")
@@ -60,8 +69,9 @@ async def _forever() -> None:
 class CameraSource:
     """Frames -> vision tracker (in a worker thread) -> deal/expose/board/button_seen lines.
 
-    `sim`: a hil.camera.SimulatedCamera rendered at `camera_fps` (script it through `sim`; set
-    `sim.stopped` to make it deliver nothing), plus frames pushed with `push`. A camera that
+    `sim`: the simulated camera (a devices.ScriptedCamera) rendered at `camera_fps` (script it
+    through `sim`; set `sim.stopped` to make it deliver nothing), plus frames pushed with `push`.
+    Any other spec is a frame source found by name (vision.sources, controller.devices). A camera that
     delivers no frame for `camera_stall_seconds` is reported `degraded` until frames come back.
     """
 
@@ -73,24 +83,28 @@ class CameraSource:
         self.spec = cfg.devices.camera
         self.stall = cfg.devices.camera_stall_seconds
         self.period = 1.0 / cfg.devices.camera_fps
-        self.sim: Any = None
+        self.sim: devices.ScriptedCamera | None = None
         self.last_frame = time.monotonic()
         self.frames = 0
         self._reset_hand = False
         self._pushed: asyncio.Queue[tuple[float, Any]] = asyncio.Queue(maxsize=2)
-        self.tracker: Any = None
-        self.detector: Any = None
+        self.tracker: Tracker | None = None
+        self.detector: Detector | None = None
         self.deck_problem = ""  # why devices.deck is not used, when it is not
         if self.spec == "sim":
+            d = cfg.devices
+            options = devices.CameraOptions(
+                fps=d.camera_fps, seats=cfg.table.seats, width=d.sim_width, height=d.sim_height
+            )
             try:
-                from hil.camera import SimulatedCamera
-
-                d = cfg.devices
-                self.sim = SimulatedCamera(
-                    seats=cfg.table.seats, width=d.sim_width, height=d.sim_height, fps=d.camera_fps
-                )
-            except ImportError as exc:
+                cam = devices.open_camera("sim", options)
+            except devices.DeviceError as exc:
                 log.warning("event=sim_camera_unavailable error=%r", str(exc))
+            else:
+                if isinstance(cam, devices.ScriptedCamera):
+                    self.sim = cam
+                else:
+                    log.warning("event=sim_camera_unavailable error='camera sim is not a ScriptedCamera'")
 
     def on_output(self, line: dict[str, Any]) -> None:
         """A new hand: the tracker forgets the last hand's cards."""
@@ -149,7 +163,7 @@ class CameraSource:
         finally:
             watch.cancel()
 
-    def _open_detector(self) -> Any:
+    def _open_detector(self) -> Detector:
         """Worker thread: the venue's deck (or the built-in reader), warmed up before READY.
 
         A deck file that cannot be used leaves the camera working on the built-in recogniser and
@@ -227,19 +241,19 @@ class PanelLink:
         self.health = health
         self.spec = cfg.devices.panel
         self.seats = cfg.table.seats
-        self.scene: Any = None
-        self.shown: Any = None
+        self.scene: Scene | None = None
+        self.shown: Scene | None = None
         self.acked = 0
-        self.sim: Any = None
-        self.bridge: Any = None
+        self.sim: devices.PanelLink | None = None  # the simulated panel, when devices.panel is one
+        self.bridge: PanelBridge | None = None
         self.port: str | None = None
         self._changed = asyncio.Event()
         self.last_ack = 0.0
         # called with each scene the panel acknowledged (benchmarks, the simulated table)
-        self.ack_listeners: list[Callable[[Any], None]] = []
+        self.ack_listeners: list[Callable[[Scene], None]] = []
         # Lines to feed just before a NEW HAND press (the NFC bust-outs it confirms): set by the service.
         self.before_new_hand: Callable[[], list[dict[str, Any]]] | None = None
-        self.signals: Any = None
+        self.signals: SignalState | None = None
         try:
             from firmware_bridge.signals import SignalState
 
@@ -276,18 +290,15 @@ class PanelLink:
             raise Unavailable(f"panel bridge not installed ({exc})") from None
         if self.signals is None:
             raise Unavailable("firmware_bridge.signals not installed")
-        if self.spec == "sim":
-            try:
-                from hil.panel_sim import SimulatedPanel
-            except ImportError as exc:
-                raise Unavailable(f"simulated panel not installed ({exc})") from None
-            async with SimulatedPanel(self.seats) as sim:
-                self.sim = sim
-                await self._serve(PanelBridge, sim.port, emit)
-        else:
-            await self._serve(PanelBridge, self.spec, emit)
+        try:
+            link = devices.open_panel(self.spec, devices.PanelOptions(seats=self.seats))
+        except devices.DeviceError as exc:
+            raise Unavailable(f"devices.panel: {exc}") from None
+        async with link:
+            self.sim = link if link.simulated else None
+            await self._serve(PanelBridge, link.port, emit)
 
-    async def _serve(self, bridge_cls: Any, port: str, emit: Emit) -> None:
+    async def _serve(self, bridge_cls: type[PanelBridge], port: str, emit: Emit) -> None:
         """The bridge reconnects by itself (port gone, firmware reset); we mirror its state as health."""
         self.port = port
         async with bridge_cls(port, self.seats) as bridge:
@@ -301,7 +312,7 @@ class PanelLink:
             finally:
                 self.bridge = None
 
-    async def _monitor(self, bridge: Any, port: str) -> None:
+    async def _monitor(self, bridge: PanelBridge, port: str) -> None:
         while True:
             h = bridge.health
             if h.get("connected"):
@@ -316,7 +327,7 @@ class PanelLink:
             self.health.counters["panel_resets"] = int(h.get("panel_resets", 0))
             await asyncio.sleep(0.2)
 
-    async def _show(self, bridge: Any) -> None:
+    async def _show(self, bridge: PanelBridge) -> None:
         while True:
             self._changed.clear()
             scene = self.scene
@@ -335,7 +346,7 @@ class PanelLink:
                 continue
             await self._changed.wait()
 
-    async def _buttons(self, bridge: Any, emit: Emit) -> None:
+    async def _buttons(self, bridge: PanelBridge, emit: Emit) -> None:
         async for line in bridge.events():
             self.health.count("buttons")
             if line.get("type") == "hand_start" and self.before_new_hand is not None:
@@ -356,11 +367,11 @@ class NfcSource:
         self.cfg = cfg
         self.health = health
         self.spec = cfg.devices.nfc
-        self.checkin: Any = None
+        self.checkin: TableCheckIn | None = None
         self.view: Any = None  # the service's TableView: who sits where, and whether a hand is on
         self.first_deal: datetime | None = None  # when this table's first hand began (late registration)
 
-    def _open_checkin(self) -> Any:
+    def _open_checkin(self) -> TableCheckIn:
         ci = self.cfg.checkin
         from controller.registry.card import CardVerifier
         from controller.registry.checkin import TableCheckIn

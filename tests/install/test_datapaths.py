@@ -82,3 +82,24 @@ def test_the_simulated_camera_reads_its_cards_from_the_repository(monkeypatch):
     assert decks_root() == datapaths.DATA / "decks"
     deck = load_deck("tango")
     assert len(deck) == 53 and deck["As"].shape[2] == 4
+
+
+def test_a_deck_is_found_with_the_data_and_a_card_without_a_picture_is_named(monkeypatch, tmp_path):
+    import shutil
+
+    from controller.rules.cards import ALL_CODES
+
+    monkeypatch.delenv("SMART_TABLE_DECKS", raising=False)
+    files = datapaths.deck_files("tango")
+    assert list(files) == [*ALL_CODES, "back"] and all(f.is_file() for f in files.values())
+    deck = tmp_path / "venue"
+    deck.mkdir()
+    for code, f in files.items():
+        if code != "Qh":
+            shutil.copy(f, deck / f.name)
+    monkeypatch.setenv("SMART_TABLE_DECKS", str(tmp_path))
+    assert datapaths.decks_root() == tmp_path and datapaths.deck_dir("venue") == deck
+    with pytest.raises(FileNotFoundError, match=r"venue: no image for Qh"):
+        datapaths.deck_files("venue")
+    with pytest.raises(FileNotFoundError, match=r"deck folder not found: .*nowhere"):
+        datapaths.deck_files("nowhere")
