@@ -17,12 +17,14 @@ from controller.floor import clock
 from controller.floor.alerts import ALERT_TYPES, provenance, sentence
 from controller.floor.config import FloorConfig
 from controller.floor.results import (
+    SHARED_PLACE_RULE,
     Bust,
     Finish,
     Standings,
     event_points,
     payout_rule,
     payouts,
+    place_rule,
     points_rule,
 )
 from controller.floor.seating.balancing import Move, TableSeats, halted_tables, proposals
@@ -62,6 +64,10 @@ class TableModel:
     occupants: dict[int, str] = field(default_factory=dict)
     alerts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=5))
     busts: list[tuple[dict[str, Any], float]] = field(default_factory=list)
+    # player -> chips, as last seen between hands, and as frozen when the hand started: busts of one
+    # hand are placed by the stacks they started it with (cool_mule:12.d; equal ones share a place)
+    between_stacks: dict[str, int] = field(default_factory=dict)
+    start_stacks: dict[str, int] = field(default_factory=dict)
 
     @property
     def between_hands(self) -> bool:
@@ -154,6 +160,12 @@ class Floor:
                 t.occupants[seat] = str(entry["player"])
             if isinstance(doc.get("phase"), str) and not t.hand_starts:
                 t.phase = doc["phase"]
+            if doc.get("phase") in BETWEEN_HANDS:
+                t.between_stacks = {
+                    str(e["player"]): e["stack"]
+                    for e in t.seats().values()
+                    if isinstance(e.get("stack"), int)
+                }
             self._seats_dirty = True  # proposals are worked out at the next tick, once for many states
             self._changed()
             return []
@@ -183,12 +195,13 @@ class Floor:
         kind = line.get("type")
         out: list[Out] = []
         if kind == "hand_start":
+            out += self._flush_busts(t, now, force=True)  # the last hand's busts, by its starting stacks
             t.phase = "deal"
             t.hand_starts += 1
+            t.start_stacks = dict(t.between_stacks)
             if self.clock.started_at is None and self.cfg.clock_start == "first_deal":
                 self.clock = clock.start(self.clock, now)  # the clock starts with the first deal
                 self.clock_dirty = True
-            out += self._flush_busts(t, now, force=True)
         elif kind == "hand_end":
             t.phase = "between_hands"
         elif kind == "seat":
@@ -248,11 +261,27 @@ class Floor:
         t.busts = []
         if not self.standings.entrants:
             self.standings.entrants = self.entrants()
-        placed = self.standings.bust([Bust(str(line.get("player")), t.table_id) for line, _ in group])
+        busts = [Bust(str(line.get("player")), t.table_id) for line, _ in group]
+        if len(busts) > 1 and all(b.player in t.start_stacks for b in busts):
+            busts = [Bust(b.player, b.table, t.start_stacks[b.player]) for b in busts]
+        placed = self.standings.bust(busts)
         for f in placed:
             name = self.names.get(f.player, f.player)
             rule = group[0][0].get("rule")
             text = f"{name} is out in {ordinal(f.place)} place (busted at {t.table_id})."
+            level = [self.names.get(o.player, o.player) for o in placed if o.place == f.place and o is not f]
+            if level:
+                rule = SHARED_PLACE_RULE
+                text = (
+                    f"{name} is out in {ordinal(f.place)} place, shared with {', '.join(level)}: "
+                    f"each started the hand with {f.start_stack} (busted at {t.table_id})."
+                )
+            elif len(placed) > 1 and f.start_stack is not None:
+                rule = place_rule(self.cfg.profile, False)
+                text = (
+                    f"{name} is out in {ordinal(f.place)} place (busted at {t.table_id}; started the hand "
+                    f"with {f.start_stack})."
+                )
             self._alert(t.table_id, text, rule, now)
         self.new_finishes += placed
         self._winner()

@@ -229,3 +229,36 @@ def test_the_page_shows_the_rulebooks_chip_race_when_a_colour_up_begins():
     assert any("left of the button" in step for step in shown["steps"])
     f.clock_pause(70.0)
     assert f.view(500.0)["clock"]["seconds_left"] == 50.0 and not f.view(500.0)["clock"]["running"]
+
+
+def test_busts_of_one_hand_are_placed_by_the_stacks_that_started_it_and_equal_ones_share():
+    """The floor places a hand's busts by the stacks it saw when the hand started (cool_mule:12.d),
+    not by the table's own numbering, and two who started level share the place (TDA, borrowed)."""
+    f = floor_for("cool_mule", tables=("T1", "T2"), entrants=9)
+    seats = [
+        {"seat": 1, "player": "A", "stack": 3000},
+        {"seat": 2, "player": "B", "stack": 1200},
+        {"seat": 3, "player": "C", "stack": 1200},
+        {"seat": 4, "player": "D", "stack": 600},
+    ]
+    send(f, "T1", "state", {"table": {"seats": 6}, "seats": seats, "phase": "between_hands"}, 1.0)
+    send(f, "T1", "events", {"type": "hand_start", "seq": 1}, 2.0)
+    # in the hand the stacks change (blinds, bets); the state then is not the hand's start
+    send(
+        f,
+        "T1",
+        "state",
+        {"table": {"seats": 6}, "seats": [{**seats[0], "stack": 5400}], "phase": "river"},
+        3.0,
+    )
+    for seq, (seat, place) in enumerate([(2, 7), (3, 8), (4, 9)], start=10):
+        send(f, "T1", "rulings", {"type": "eliminated", "seat": seat, "place": place, "seq": seq}, 3.1)
+    f.tick(4.0)
+    assert {p: x.place for p, x in f.standings.finishes.items()} == {"B": 7, "C": 7, "D": 9}
+    texts = [a["text"] for a in f.alerts]
+    assert "B is out in 7th place, shared with C: each started the hand with 1200 (busted at T1)." in texts
+    shared = next(a for a in f.alerts if a["text"].startswith("C is out"))
+    assert shared["rule"] == "TDA:players eliminated at the same time"
+    assert "borrowed from TDA" in shared["source"]
+    view = f.view(4.0)
+    assert [(r["name"], r["place"]) for r in view["standings"]] == [("B", 7), ("C", 7), ("D", 9)]
