@@ -30,6 +30,7 @@ from controller.floor.results import (
 from controller.floor.seating.balancing import Move, TableSeats, halted_tables, proposals
 from controller.floor.seating.late import late_entry
 from controller.mqtt.topics import ROOT
+from controller.rules.pretty import describe
 
 log = logging.getLogger("smart_table.floor")
 
@@ -65,7 +66,8 @@ class TableModel:
     alerts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=5))
     busts: list[tuple[dict[str, Any], float]] = field(default_factory=list)
     # player -> chips, as last seen between hands, and as frozen when the hand started: busts of one
-    # hand are placed by the stacks they started it with (cool_mule:12.d; equal ones share a place)
+    # hand are placed by the stacks they started it with (cool_mule:12.d; equal ones share a place).
+    # Only at a table whose state says `actions: entered` (an observed one does not count chips).
     between_stacks: dict[str, int] = field(default_factory=dict)
     start_stacks: dict[str, int] = field(default_factory=dict)
 
@@ -160,7 +162,12 @@ class Floor:
                 t.occupants[seat] = str(entry["player"])
             if isinstance(doc.get("phase"), str) and not t.hand_starts:
                 t.phase = doc["phase"]
-            if doc.get("phase") in BETWEEN_HANDS:
+            info = doc.get("table") if isinstance(doc.get("table"), dict) else {}
+            if info.get("actions") != "entered":
+                # an observed table never sees chips move: its stacks are the ones players sat down
+                # with, so they cannot order (or tie) a hand's busts; the table's own order stands
+                t.between_stacks = {}
+            elif doc.get("phase") in BETWEEN_HANDS:
                 t.between_stacks = {
                     str(e["player"]): e["stack"]
                     for e in t.seats().values()
@@ -583,6 +590,52 @@ class Floor:
             "points_rule": points_rule(self.cfg.profile, self.cfg.points).rule,
             "version": self.version,
         }
+
+    def table_detail(self, table_id: str) -> dict[str, Any] | None:
+        """One table in detail for the page: seats and stacks, board, its alerts, its last rulings
+        (from the table's retained state, in words) and its camera picture, where it has one.
+        Built on request, not pushed: 30 tables' rulings in every push would cost every page."""
+        t = self.tables.get(table_id)
+        if t is None:
+            return None
+        halted = {
+            tid: (short, rule) for tid, short, rule in halted_tables(self.cfg.profile, self.table_seats())
+        }
+        doc = self._table_view(t, halted.get(table_id))
+        s = t.state
+        rulings = []
+        for line in reversed([x for x in s.get("last_rulings") or [] if isinstance(x, dict)]):
+            if line.get("type") in ("error",):
+                continue
+            try:
+                text = describe(line).strip()
+            except (KeyError, TypeError, ValueError):  # a public line lacks a private field describe wants
+                text = str(line.get("type", "ruling")).replace("_", " ")
+            rulings.append(
+                {
+                    "type": line.get("type"),
+                    "text": text,
+                    "rule": line.get("rule"),
+                    "source": provenance(line.get("rule"), self.cfg.profile),
+                }
+            )
+        doc.update(
+            {
+                "board": [c for c in s.get("board") or [] if isinstance(c, str)],
+                "level": s.get("level") or {},
+                "dead_button": s.get("dead_button"),
+                "to_act": s.get("to_act"),
+                "substantial_action": s.get("substantial_action"),
+                "alerts": list(t.alerts),
+                "rulings": rulings,
+                # No table publishes a camera picture: docs/mqtt.md's topics carry none (the camera's
+                # readings arrive as `events` lines). The page says so rather than show a stale one.
+                "picture": None,
+                "picture_note": "This table publishes no camera picture (none of the MQTT topics in "
+                "docs/mqtt.md carries one); what its camera saw arrives as event lines.",
+            }
+        )
+        return doc
 
     def _table_view(self, t: TableModel, halted: tuple[int, str] | None) -> dict[str, Any]:
         s = t.state

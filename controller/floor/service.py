@@ -15,6 +15,7 @@ import logging
 import time
 from typing import Any
 
+from controller.floor.auth import Sessions, page_secret
 from controller.floor.config import FloorConfig
 from controller.floor.model import Floor, FloorError, Out
 from controller.floor.results import event_points, payouts, season_csv, season_standings, standings_csv
@@ -29,6 +30,7 @@ TICK_SECONDS = 0.1
 class FloorService:
     def __init__(self, cfg: FloorConfig) -> None:
         self.cfg = cfg
+        self.sessions = Sessions(page_secret(cfg))  # before anything opens: a bad secret file stops the start
         self.registry = Registry.open(cfg.registry)
         self.store = FloorStore(self.registry.db, cfg.event)
         names: dict[str, str] = {}
@@ -57,6 +59,12 @@ class FloorService:
         self.connected = False
         self.closing = False
         self.messages = 0
+
+    @staticmethod
+    def check(cfg: FloorConfig) -> None:
+        """What must be right before the floor starts (the page's secret file); raises
+        FloorConfigError with the fix."""
+        page_secret(cfg)
 
     # ------------------------------------------------------------------ what the page and CLI call
 

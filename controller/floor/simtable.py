@@ -79,6 +79,7 @@ class SimTable:
             "venue": self.topics.venue,
             "seats": self.seat_count,
             "profile": self.profile,
+            "actions": "observed",  # the table line it starts with
         }
         doc["seq"], doc["t"] = self.seq, time.time()
         return doc

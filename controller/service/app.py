@@ -666,7 +666,13 @@ class TableService:
                 log.warning("event=engine_snapshot_failed error=%r", str(exc)[:200])
         doc = merge_engine_snapshot(self.view.snapshot(), engine_snapshot)
         t = self.cfg.table
-        doc["table"] = {"id": t.id, "venue": t.venue, "seats": t.seats, "profile": t.profile}
+        doc["table"] = {
+            "id": t.id,
+            "venue": t.venue,
+            "seats": t.seats,
+            "profile": t.profile,
+            "actions": t.actions,
+        }
         doc["health"] = self.health.as_dict()
         doc["panel"] = self.panel.describe()
         doc["seq"] = self.last_seq

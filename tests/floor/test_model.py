@@ -241,14 +241,15 @@ def test_busts_of_one_hand_are_placed_by_the_stacks_that_started_it_and_equal_on
         {"seat": 3, "player": "C", "stack": 1200},
         {"seat": 4, "player": "D", "stack": 600},
     ]
-    send(f, "T1", "state", {"table": {"seats": 6}, "seats": seats, "phase": "between_hands"}, 1.0)
+    entered = {"seats": 6, "actions": "entered"}
+    send(f, "T1", "state", {"table": entered, "seats": seats, "phase": "between_hands"}, 1.0)
     send(f, "T1", "events", {"type": "hand_start", "seq": 1}, 2.0)
     # in the hand the stacks change (blinds, bets); the state then is not the hand's start
     send(
         f,
         "T1",
         "state",
-        {"table": {"seats": 6}, "seats": [{**seats[0], "stack": 5400}], "phase": "river"},
+        {"table": entered, "seats": [{**seats[0], "stack": 5400}], "phase": "river"},
         3.0,
     )
     for seq, (seat, place) in enumerate([(2, 7), (3, 8), (4, 9)], start=10):
@@ -262,3 +263,17 @@ def test_busts_of_one_hand_are_placed_by_the_stacks_that_started_it_and_equal_on
     assert "borrowed from TDA" in shared["source"]
     view = f.view(4.0)
     assert [(r["name"], r["place"]) for r in view["standings"]] == [("B", 7), ("C", 7), ("D", 9)]
+
+
+def test_an_observed_tables_stacks_neither_order_nor_tie_its_busts():
+    """At an observed table nobody enters bets, so the stacks in its state are the ones players sat
+    down with: two busts there keep the table's own order (its `place`), never a shared place."""
+    f = floor_for("cool_mule", tables=("T1",), entrants=9)
+    seats = [{"seat": 2, "player": "B", "stack": 10000}, {"seat": 3, "player": "C", "stack": 10000}]
+    observed = {"seats": 6, "actions": "observed"}
+    send(f, "T1", "state", {"table": observed, "seats": seats, "phase": "between_hands"}, 1.0)
+    send(f, "T1", "events", {"type": "hand_start", "seq": 1}, 2.0)
+    send(f, "T1", "rulings", {"type": "eliminated", "seat": 3, "place": 8, "seq": 5}, 3.0)
+    send(f, "T1", "rulings", {"type": "eliminated", "seat": 2, "place": 9, "seq": 6}, 3.0)
+    f.tick(4.0)
+    assert {p: x.place for p, x in f.standings.finishes.items()} == {"C": 8, "B": 9}
