@@ -70,6 +70,7 @@ class TableModel:
     # Only at a table whose state says `actions: entered` (an observed one does not count chips).
     between_stacks: dict[str, int] = field(default_factory=dict)
     start_stacks: dict[str, int] = field(default_factory=dict)
+    colour_up_sent: int | None = None  # the clock index whose colour-up this table's panel was sent
 
     @property
     def between_hands(self) -> bool:
@@ -348,7 +349,25 @@ class Floor:
                 continue
             t.sent_level, t.sent_at = target, now
             out.append(self._cmd(t.table_id, "level", {"sb": lvl.sb, "bb": lvl.bb, "ante": lvl.ante}))
+        out += self._colour_up(v)
         out += self._move_commands()
+        return out
+
+    def _colour_up(self, v: clock.ClockView) -> list[Out]:
+        """When the clock reaches a level or break with a colour-up, every table's panel says so,
+        once per table (sent again to a table that comes online during it)."""
+        if self.clock.started_at is None or not v.level.colour_up:
+            return []
+        rule, steps = clock.colour_up_steps(self.cfg.profile, v.level.colour_up)
+        out = []
+        for t in self.tables.values():
+            if t.status != "online" or t.colour_up_sent == v.index:
+                continue
+            t.colour_up_sent = v.index
+            body = {"chips": v.level.colour_up[:64]}
+            if len(steps) > 1:  # steps[0] names the chips; the first thing the players do
+                body["step"] = f"{steps[1]} ({rule})"[:200]
+            out.append(self._cmd(t.table_id, "colour_up", body))
         return out
 
     def clock_start(self, now: float) -> list[Out]:
@@ -417,10 +436,34 @@ class Floor:
         move = next((m for m in self.proposals if m.id == move_id), None)
         if move is None:
             raise FloorError(f"no balancing proposal {move_id!r} (it may have been made or replaced)")
-        self.moves[move.id] = MoveInFlight(move, "confirmed", self.names.get(move.player, move.player))
+        name = self.names.get(move.player, move.player)
+        self.moves[move.id] = MoveInFlight(move, "confirmed", name)
         self._alert(move.from_table, move.reason, move.rule, now)
         self._recompute()
-        return self._move_commands()
+        return self._move_notices(move, name) + self._move_commands()
+
+    def _move_notices(self, move: Move, name: str) -> list[Out]:
+        """Both tables' panels show the move at once: the seat the player leaves (where to go) and
+        the seat that waits for them (cmd/move; docs/panel.md move_out, move_in)."""
+        named = {"name": name} if name and name != move.player else {}
+        return [
+            self._cmd(
+                move.from_table,
+                "move",
+                {
+                    "seat": move.from_seat,
+                    "direction": "out",
+                    "table": move.to_table,
+                    "to_seat": move.to_seat,
+                    **named,
+                },
+            ),
+            self._cmd(
+                move.to_table,
+                "move",
+                {"seat": move.to_seat, "direction": "in", "table": move.from_table, **named},
+            ),
+        ]
 
     def proposal(self, move_id: str) -> Move | None:
         return next((m for m in self.proposals if m.id == move_id), None) or (
@@ -609,6 +652,8 @@ class Floor:
                 continue
             try:
                 text = describe(line).strip()
+                if line.get("rule") and "  [" in text:  # the rule is given apart, with its provenance
+                    text = text.rsplit("  [", 1)[0]
             except (KeyError, TypeError, ValueError):  # a public line lacks a private field describe wants
                 text = str(line.get("type", "ruling")).replace("_", " ")
             rulings.append(

@@ -33,7 +33,7 @@ from typing import Any
 from controller.mqtt.link import IncomingCommand, LinkSettings, MqttLink
 from controller.mqtt.outbox import Outbox
 from controller.mqtt.topics import TableTopics, encodable
-from controller.service.commands import CommandError, parse_command, peek_envelope
+from controller.service.commands import NOTICES, CommandError, parse_command, peek_envelope
 from controller.service.config import Config, read_secret
 from controller.service.eventlog import EventLog
 from controller.service.health import HealthBoard
@@ -779,7 +779,9 @@ class TableService:
             cmd.ack()
             return
         future: asyncio.Future[list[dict[str, Any]]] = asyncio.get_running_loop().create_future()
-        item = Item("director", command.line, future=future, t=time.time())
+        # the floor's notices (move, colour-up) are only logged, published and shown on the panel
+        kind = "info" if command.name in NOTICES else "in"
+        item = Item("director", command.line, kind=kind, future=future, t=time.time())
         if command.id is not None:
             item.meta["cmd_id"] = json.dumps(command.id)
         if not self.inbox.try_put(item):

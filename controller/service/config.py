@@ -40,6 +40,8 @@ COMMAND_NAMES = (
     "penalty",
     "status",
     "replay",
+    "move",
+    "colour_up",
 )
 
 
