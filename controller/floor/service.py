@@ -25,6 +25,7 @@ from controller.registry.registry import Registry
 
 log = logging.getLogger("smart_table.floor")
 TICK_SECONDS = 0.1
+BATCH_MESSAGES = 200  # messages folded per event-loop turn: the page's pushes get a turn between batches
 
 
 class FloorService:
@@ -191,7 +192,9 @@ class FloorService:
                             # already arrived is taken at once and folded in one go (bench_floor)
                             batch = [first]
                             while (
-                                isinstance(inbox, asyncio.Queue) and not inbox.empty() and len(batch) < 1000
+                                isinstance(inbox, asyncio.Queue)
+                                and not inbox.empty()
+                                and len(batch) < BATCH_MESSAGES
                             ):
                                 batch.append(inbox.get_nowait())
                             outs: list[Out] = []
