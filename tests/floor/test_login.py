@@ -179,3 +179,29 @@ async def test_the_director_logs_in_and_opens_one_table_in_detail(tmp_path, mosq
     finally:
         for sim in tables.values():
             await sim.stop()
+
+
+def test_the_floor_will_not_start_with_its_page_open_to_the_network_or_a_readable_secret(tmp_path):
+    """Exit status 2 and the setting named, before anything is opened."""
+    import subprocess
+    import sys
+
+    cases = [
+        ('[web]\nbind = "0.0.0.0"\n', "web.password_file is not set"),
+        (f'[web]\npassword_file = "{secret_file(tmp_path, mode=0o640)}"\n', "chmod 600"),
+    ]
+    for web, message in cases:
+        cfg = tmp_path / "venue.toml"
+        cfg.write_text(
+            f'[floor]\nvenue = "v"\ntables = ["T1"]\n[registry]\nurl = "sqlite:///{tmp_path}/r.db"\n{web}'
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "floor", "--config", str(cfg)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+        assert done.returncode == 2, done.stderr
+        assert message in done.stderr
+        assert not (tmp_path / "r.db").exists()  # refused before the registry was opened
