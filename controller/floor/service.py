@@ -76,6 +76,7 @@ class FloorService:
         doc = self.floor.view(self.now())
         doc["broker"] = "connected" if self.connected else "disconnected"
         doc["server_time"] = self.now()
+        doc["login"] = self.sessions.required  # the page offers "Log out" only where there is a login
         return doc
 
     async def confirm(self, move_id: str) -> None:
