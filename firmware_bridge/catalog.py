@@ -192,6 +192,23 @@ SIGNALS: dict[str, tuple[str, list[dict[str, Any]]]] = {
         "The pot was pushed: the rim goes dark and the display asks for NEW HAND.",
         [_hand(), {"type": "hand_end"}],
     ),
+    "move_out": (
+        "The floor moves a player to another table (balancing, breaking): the seat blinks purple, the "
+        "display says where to go.",
+        [
+            _hand(),
+            {"type": "move", "seat": 3, "direction": "out", "table": "T2", "to_seat": 5, "name": "Ann"},
+        ],
+    ),
+    "move_in": (
+        "A player moved from another table is to sit here: the seat blinks green until the next hand.",
+        [_hand(), {"type": "move", "seat": 5, "direction": "in", "table": "T1", "name": "Ann"}],
+    ),
+    "colour_up": (
+        "A colour-up is due (the floor's clock reached a break with a colour-up): the display says "
+        "which chips go.",
+        [_hand(), {"type": "colour_up", "chips": "25 chips"}],
+    ),
 }
 
 # Not a signal of the language but what players must recognise: the firmware's own pattern when the

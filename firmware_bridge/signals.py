@@ -42,6 +42,8 @@ RULED = _light("magenta", "blink")  # your action was recorded as something else
 WINNER = _light("gold", "chase")
 ELIMINATED = _light("red", "pulse")
 WELCOME = _light("green", "pulse")
+MOVE_OUT = _light("purple", "blink")  # the floor moves this player to another table (balancing, breaking)
+MOVE_IN = _light("green", "blink")  # a player moved from another table takes this seat
 
 # Display texts keep to the 128x32 display: at most 4 lines of 16 characters.
 MISDEAL_REASONS = {
@@ -85,6 +87,8 @@ SIGNAL_TYPES = (
     "checkin",
     "clock",
     "hand_end",
+    "move",  # the floor's `cmd/move` (balancing, breaking): who goes, to which table and seat
+    "colour_up",  # the floor's `cmd/colour_up`: chips to colour up at this break
 )
 
 
@@ -421,3 +425,31 @@ class SignalState:
             self._clock_calls += 1
             self._clocks[seat] = (seconds, self._clock_calls)  # type: ignore[index]
             self._text = f"CLOCK\nseat {seat}: {seconds} s"
+
+    # --- the floor's lines (cmd/move, cmd/colour_up): shown until the next hand ------------------
+
+    def _on_move(self, line: dict) -> None:
+        seat = self._seat(line, "seat")
+        direction = self._str(line, "direction")
+        if direction not in ("out", "in"):
+            raise SignalError(f"move.direction: expected 'out' or 'in', got {direction!r}")
+        table = line.get("table")
+        to_seat = line.get("to_seat")
+        where = str(table)[:13] if isinstance(table, str) else "a table"
+        if direction == "out":
+            self._checkins[seat] = MOVE_OUT  # type: ignore[index]
+            self._text = f"MOVE seat {seat}\nto {where}" + (
+                f"\nseat {to_seat}" if isinstance(to_seat, int) else ""
+            )
+        else:
+            self._checkins[seat] = MOVE_IN  # type: ignore[index]
+            self._text = f"MOVED IN\nseat {seat}\nfrom {where}"
+        name = line.get("name")
+        if isinstance(name, str) and name:
+            self._text += "\n" + name[:16]
+
+    def _on_colour_up(self, line: dict) -> None:
+        chips = self._str(line, "chips")
+        if not chips.strip():
+            raise SignalError("colour_up.chips: expected the chips that go, got an empty string")
+        self._text = f"COLOUR UP\n{chips[:16]}\nchip race now"

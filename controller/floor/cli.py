@@ -36,6 +36,12 @@ def run(args: argparse.Namespace) -> int:
     if args.port is not None:
         cfg = dataclasses.replace(cfg, web_port=args.port)
 
+    try:
+        FloorService.check(cfg)
+    except FloorConfigError as exc:
+        print(f"smart-table floor: {exc}", file=sys.stderr)
+        return 2
+
     async def main() -> None:
         service = FloorService(cfg)
         stop = asyncio.Event()

@@ -43,6 +43,7 @@ class FloorConfig:
     broker: BrokerSettings = field(default_factory=BrokerSettings)
     web_bind: str = "127.0.0.1"
     web_port: int = 8080
+    web_password_file: str = ""  # the director's page login (mode 0600); required off loopback
     structure: Structure | None = None
     payouts: tuple[int, ...] | None = None
     points: tuple[int, ...] | None = None
@@ -138,6 +139,7 @@ def parse_floor_config(raw: dict[str, Any], source: str = "venue.toml") -> Floor
         broker=broker,
         web_bind=_str(w, "bind", "web", "127.0.0.1"),
         web_port=_int(w, "port", "web", 8080, 0, 65535),
+        web_password_file=_str(w, "password_file", "web", ""),
         structure=structure,
         payouts=_ints(raw.get("payouts", {}).get("places"), "payouts.places"),
         points=_ints(raw.get("points", {}).get("table"), "points.table"),

@@ -17,17 +17,20 @@ from controller.floor import clock
 from controller.floor.alerts import ALERT_TYPES, provenance, sentence
 from controller.floor.config import FloorConfig
 from controller.floor.results import (
+    SHARED_PLACE_RULE,
     Bust,
     Finish,
     Standings,
     event_points,
     payout_rule,
     payouts,
+    place_rule,
     points_rule,
 )
 from controller.floor.seating.balancing import Move, TableSeats, halted_tables, proposals
 from controller.floor.seating.late import late_entry
 from controller.mqtt.topics import ROOT
+from controller.rules.pretty import describe
 
 log = logging.getLogger("smart_table.floor")
 
@@ -62,6 +65,12 @@ class TableModel:
     occupants: dict[int, str] = field(default_factory=dict)
     alerts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=5))
     busts: list[tuple[dict[str, Any], float]] = field(default_factory=list)
+    # player -> chips, as last seen between hands, and as frozen when the hand started: busts of one
+    # hand are placed by the stacks they started it with (cool_mule:12.d; equal ones share a place).
+    # Only at a table whose state says `actions: entered` (an observed one does not count chips).
+    between_stacks: dict[str, int] = field(default_factory=dict)
+    start_stacks: dict[str, int] = field(default_factory=dict)
+    colour_up_sent: int | None = None  # the clock index whose colour-up this table's panel was sent
 
     @property
     def between_hands(self) -> bool:
@@ -154,6 +163,17 @@ class Floor:
                 t.occupants[seat] = str(entry["player"])
             if isinstance(doc.get("phase"), str) and not t.hand_starts:
                 t.phase = doc["phase"]
+            info = doc.get("table") if isinstance(doc.get("table"), dict) else {}
+            if info.get("actions") != "entered":
+                # an observed table never sees chips move: its stacks are the ones players sat down
+                # with, so they cannot order (or tie) a hand's busts; the table's own order stands
+                t.between_stacks = {}
+            elif doc.get("phase") in BETWEEN_HANDS:
+                t.between_stacks = {
+                    str(e["player"]): e["stack"]
+                    for e in t.seats().values()
+                    if isinstance(e.get("stack"), int)
+                }
             self._seats_dirty = True  # proposals are worked out at the next tick, once for many states
             self._changed()
             return []
@@ -183,12 +203,13 @@ class Floor:
         kind = line.get("type")
         out: list[Out] = []
         if kind == "hand_start":
+            out += self._flush_busts(t, now, force=True)  # the last hand's busts, by its starting stacks
             t.phase = "deal"
             t.hand_starts += 1
+            t.start_stacks = dict(t.between_stacks)
             if self.clock.started_at is None and self.cfg.clock_start == "first_deal":
                 self.clock = clock.start(self.clock, now)  # the clock starts with the first deal
                 self.clock_dirty = True
-            out += self._flush_busts(t, now, force=True)
         elif kind == "hand_end":
             t.phase = "between_hands"
         elif kind == "seat":
@@ -248,11 +269,27 @@ class Floor:
         t.busts = []
         if not self.standings.entrants:
             self.standings.entrants = self.entrants()
-        placed = self.standings.bust([Bust(str(line.get("player")), t.table_id) for line, _ in group])
+        busts = [Bust(str(line.get("player")), t.table_id) for line, _ in group]
+        if len(busts) > 1 and all(b.player in t.start_stacks for b in busts):
+            busts = [Bust(b.player, b.table, t.start_stacks[b.player]) for b in busts]
+        placed = self.standings.bust(busts)
         for f in placed:
             name = self.names.get(f.player, f.player)
             rule = group[0][0].get("rule")
             text = f"{name} is out in {ordinal(f.place)} place (busted at {t.table_id})."
+            level = [self.names.get(o.player, o.player) for o in placed if o.place == f.place and o is not f]
+            if level:
+                rule = SHARED_PLACE_RULE
+                text = (
+                    f"{name} is out in {ordinal(f.place)} place, shared with {', '.join(level)}: "
+                    f"each started the hand with {f.start_stack} (busted at {t.table_id})."
+                )
+            elif len(placed) > 1 and f.start_stack is not None:
+                rule = place_rule(self.cfg.profile, False)
+                text = (
+                    f"{name} is out in {ordinal(f.place)} place (busted at {t.table_id}; started the hand "
+                    f"with {f.start_stack})."
+                )
             self._alert(t.table_id, text, rule, now)
         self.new_finishes += placed
         self._winner()
@@ -312,7 +349,25 @@ class Floor:
                 continue
             t.sent_level, t.sent_at = target, now
             out.append(self._cmd(t.table_id, "level", {"sb": lvl.sb, "bb": lvl.bb, "ante": lvl.ante}))
+        out += self._colour_up(v)
         out += self._move_commands()
+        return out
+
+    def _colour_up(self, v: clock.ClockView) -> list[Out]:
+        """When the clock reaches a level or break with a colour-up, every table's panel says so,
+        once per table (sent again to a table that comes online during it)."""
+        if self.clock.started_at is None or not v.level.colour_up:
+            return []
+        rule, steps = clock.colour_up_steps(self.cfg.profile, v.level.colour_up)
+        out = []
+        for t in self.tables.values():
+            if t.status != "online" or t.colour_up_sent == v.index:
+                continue
+            t.colour_up_sent = v.index
+            body = {"chips": v.level.colour_up[:64]}
+            if len(steps) > 1:  # steps[0] names the chips; the first thing the players do
+                body["step"] = f"{steps[1]} ({rule})"[:200]
+            out.append(self._cmd(t.table_id, "colour_up", body))
         return out
 
     def clock_start(self, now: float) -> list[Out]:
@@ -381,10 +436,34 @@ class Floor:
         move = next((m for m in self.proposals if m.id == move_id), None)
         if move is None:
             raise FloorError(f"no balancing proposal {move_id!r} (it may have been made or replaced)")
-        self.moves[move.id] = MoveInFlight(move, "confirmed", self.names.get(move.player, move.player))
+        name = self.names.get(move.player, move.player)
+        self.moves[move.id] = MoveInFlight(move, "confirmed", name)
         self._alert(move.from_table, move.reason, move.rule, now)
         self._recompute()
-        return self._move_commands()
+        return self._move_notices(move, name) + self._move_commands()
+
+    def _move_notices(self, move: Move, name: str) -> list[Out]:
+        """Both tables' panels show the move at once: the seat the player leaves (where to go) and
+        the seat that waits for them (cmd/move; docs/panel.md move_out, move_in)."""
+        named = {"name": name} if name and name != move.player else {}
+        return [
+            self._cmd(
+                move.from_table,
+                "move",
+                {
+                    "seat": move.from_seat,
+                    "direction": "out",
+                    "table": move.to_table,
+                    "to_seat": move.to_seat,
+                    **named,
+                },
+            ),
+            self._cmd(
+                move.to_table,
+                "move",
+                {"seat": move.to_seat, "direction": "in", "table": move.from_table, **named},
+            ),
+        ]
 
     def proposal(self, move_id: str) -> Move | None:
         return next((m for m in self.proposals if m.id == move_id), None) or (
@@ -554,6 +633,54 @@ class Floor:
             "points_rule": points_rule(self.cfg.profile, self.cfg.points).rule,
             "version": self.version,
         }
+
+    def table_detail(self, table_id: str) -> dict[str, Any] | None:
+        """One table in detail for the page: seats and stacks, board, its alerts, its last rulings
+        (from the table's retained state, in words) and its camera picture, where it has one.
+        Built on request, not pushed: 30 tables' rulings in every push would cost every page."""
+        t = self.tables.get(table_id)
+        if t is None:
+            return None
+        halted = {
+            tid: (short, rule) for tid, short, rule in halted_tables(self.cfg.profile, self.table_seats())
+        }
+        doc = self._table_view(t, halted.get(table_id))
+        s = t.state
+        rulings = []
+        for line in reversed([x for x in s.get("last_rulings") or [] if isinstance(x, dict)]):
+            if line.get("type") in ("error",):
+                continue
+            try:
+                text = describe(line).strip()
+                if line.get("rule") and "  [" in text:  # the rule is given apart, with its provenance
+                    text = text.rsplit("  [", 1)[0]
+            except (KeyError, TypeError, ValueError):  # a public line lacks a private field describe wants
+                text = str(line.get("type", "ruling")).replace("_", " ")
+            rulings.append(
+                {
+                    "type": line.get("type"),
+                    "text": text,
+                    "rule": line.get("rule"),
+                    "source": provenance(line.get("rule"), self.cfg.profile),
+                }
+            )
+        doc.update(
+            {
+                "board": [c for c in s.get("board") or [] if isinstance(c, str)],
+                "level": s.get("level") or {},
+                "dead_button": s.get("dead_button"),
+                "to_act": s.get("to_act"),
+                "substantial_action": s.get("substantial_action"),
+                "alerts": list(t.alerts),
+                "rulings": rulings,
+                # No table publishes a camera picture: docs/mqtt.md's topics carry none (the camera's
+                # readings arrive as `events` lines). The page says so rather than show a stale one.
+                "picture": None,
+                "picture_note": "This table publishes no camera picture (none of the MQTT topics in "
+                "docs/mqtt.md carries one); what its camera saw arrives as event lines.",
+            }
+        )
+        return doc
 
     def _table_view(self, t: TableModel, halted: tuple[int, str] | None) -> dict[str, Any]:
         s = t.state

@@ -2,9 +2,13 @@
 
 Pure. A table only knows its own players; the floor knows the event: a player who busts is placed
 below everyone still playing anywhere. Players busted in the same hand at one table come in as one
-group, ordered by the table (the larger stack at the start of the hand finishes higher:
-cool_mule:12.d, corner_pocket:General Rules.B; the engine applies it and the table's places give
-the order).
+group: the larger stack at the start of the hand finishes higher (cool_mule:12.d: "the player who
+started the hand with the most chips will be awarded the higher finishing position";
+corner_pocket:General Rules.B: "the player who began the hand with the higher chip count will finish
+higher"). Players who started that hand with equal stacks share the better place: no rulebook here
+says what equal stacks get, so the TDA's rule for players eliminated at the same time is borrowed
+(SHARED_PLACE_RULE), and the prize and points of the places they share are split evenly between them.
+Where the floor does not know the starting stacks, the table's own order stands.
 """
 
 from __future__ import annotations
@@ -32,6 +36,26 @@ class Bust:
     eliminated_by: str | None = None
 
 
+# Every rulebook here is silent on equal starting stacks (cool_mule:12.d and corner_pocket:General
+# Rules.B only order unequal ones; Bar League, Bluff Street and Dragon's Den say nothing of busts in
+# one hand). Borrowed: the Poker TDA's rule for players eliminated at the same time (equal chip
+# counts at the start of the hand finish tied); Dragon's Den's book is the TDA's (dragons_den.txt's
+# preamble: the TDA rules "supplement the standard or house rules").
+SHARED_PLACE_RULE = "TDA:players eliminated at the same time"  # provenance(): "borrowed from TDA"
+BIGGER_STACK_RULE = {
+    "cool_mule": "cool_mule:12.d",
+    "corner_pocket": "corner_pocket:General Rules.B",
+}
+
+
+def place_rule(profile: str, shared: bool) -> str:
+    """The rule an event-wide place of a multi-bust hand rests on."""
+    if shared:
+        return SHARED_PLACE_RULE
+    # the other books borrow cool_mule:12.d (their profiles' elimination_order)
+    return BIGGER_STACK_RULE.get(profile, "cool_mule:12.d")
+
+
 class Standings:
     """Places of one event, folded from busts (idempotent: a bust delivered twice counts once)."""
 
@@ -45,13 +69,20 @@ class Standings:
 
     def bust(self, group: Sequence[Bust]) -> list[Finish]:
         """Place players busted together (one hand at one table), best first in `group` order unless
-        start stacks say otherwise: the larger starting stack finishes higher."""
+        start stacks say otherwise: the larger starting stack finishes higher (cool_mule:12.d), and
+        equal starting stacks share the better place (SHARED_PLACE_RULE): two who bust together
+        with 1,500 each when 8 are left are both 7th, and the next out is 6th."""
         fresh = [b for b in group if b.player not in self.finishes]
-        fresh = sorted(fresh, key=lambda b: -(b.start_stack or 0) if any(x.start_stack for x in fresh) else 0)
+        known = all(b.start_stack is not None for b in fresh)
+        if known:
+            fresh = sorted(fresh, key=lambda b: -(b.start_stack or 0))  # stable: the table's order otherwise
         first = self.remaining - len(fresh) + 1
-        out = []
+        out: list[Finish] = []
         for i, b in enumerate(fresh):
-            f = Finish(b.player, first + i, b.table, b.start_stack, b.eliminated_by)
+            place = first + i
+            if known and out and fresh[i - 1].start_stack == b.start_stack:
+                place = out[-1].place  # started the hand level with the one above: the same place
+            f = Finish(b.player, place, b.table, b.start_stack, b.eliminated_by)
             self.finishes[b.player] = f
             out.append(f)
         return out
@@ -68,6 +99,21 @@ class Standings:
         return sorted(self.finishes.values(), key=lambda f: f.place)
 
 
+def shared_with(finishes: Iterable[Finish]) -> dict[int, int]:
+    """How many players hold each place (more than one only for a shared place)."""
+    count: dict[int, int] = {}
+    for f in finishes:
+        count[f.place] = count.get(f.place, 0) + 1
+    return count
+
+
+def _split(amounts: Sequence[int], place: int, holders: int) -> int | float:
+    """A shared place's amount: the places it covers (place .. place+holders-1), split evenly."""
+    total = sum(amounts[p - 1] for p in range(place, place + holders) if 1 <= p <= len(amounts))
+    share = total / holders
+    return int(share) if share == int(share) else round(share, 2)
+
+
 def places_by_chips(stacks: Mapping[str, int], best_free_place: int) -> list[Finish]:
     """Places for players still in when play stops early: by chip count (cool_mule:12.a at a time
     limit; bar_league:Dealmaking(d): a deal never gifts positions, ranks follow the chips)."""
@@ -82,9 +128,16 @@ DEFAULT_PAYOUTS = {"dragons_den": ((300, 200, 100), "dragons_den:1")}
 
 def payouts(profile: str, finishes: Iterable[Finish], table: Sequence[int] | None = None) -> dict[str, int]:
     """Prize per player by place: the venue's table, else the rulebook's (Dragon's Den 300/200/100).
-    No chop (dragons_den:1: "Chopping is not allowed")."""
+    No chop (dragons_den:1: "Chopping is not allowed"); a shared place (SHARED_PLACE_RULE) is not a
+    chop: its holders split the prizes of the places they cover evenly."""
     amounts = tuple(table) if table is not None else DEFAULT_PAYOUTS.get(profile, ((), ""))[0]
-    return {f.player: amounts[f.place - 1] for f in finishes if 1 <= f.place <= len(amounts)}
+    finishes = list(finishes)
+    holders = shared_with(finishes)
+    out: dict[str, int] = {}
+    for f in finishes:
+        if 1 <= f.place <= len(amounts):
+            out[f.player] = _split(amounts, f.place, holders[f.place])  # type: ignore[assignment]
+    return out
 
 
 def payout_rule(profile: str, table: Sequence[int] | None) -> str:
@@ -135,10 +188,11 @@ def event_points(
     finishes = list(finishes)
     skip = set(not_reported) if profile == "cool_mule" else set()
     points: dict[str, int] = {}
+    holders = shared_with(finishes)
     for f in finishes:
         if f.player in skip:
             continue
-        points[f.player] = rule.table[f.place - 1] if 1 <= f.place <= len(rule.table) else 0
+        points[f.player] = _split(rule.table, f.place, holders[f.place])  # type: ignore[assignment]
     if rule.knockout:
         for f in finishes:
             if f.eliminated_by and f.eliminated_by in points:

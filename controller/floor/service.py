@@ -15,6 +15,7 @@ import logging
 import time
 from typing import Any
 
+from controller.floor.auth import Sessions, page_secret
 from controller.floor.config import FloorConfig
 from controller.floor.model import Floor, FloorError, Out
 from controller.floor.results import event_points, payouts, season_csv, season_standings, standings_csv
@@ -24,11 +25,13 @@ from controller.registry.registry import Registry
 
 log = logging.getLogger("smart_table.floor")
 TICK_SECONDS = 0.1
+BATCH_MESSAGES = 200  # messages folded per event-loop turn: the page's pushes get a turn between batches
 
 
 class FloorService:
     def __init__(self, cfg: FloorConfig) -> None:
         self.cfg = cfg
+        self.sessions = Sessions(page_secret(cfg))  # before anything opens: a bad secret file stops the start
         self.registry = Registry.open(cfg.registry)
         self.store = FloorStore(self.registry.db, cfg.event)
         names: dict[str, str] = {}
@@ -58,6 +61,12 @@ class FloorService:
         self.closing = False
         self.messages = 0
 
+    @staticmethod
+    def check(cfg: FloorConfig) -> None:
+        """What must be right before the floor starts (the page's secret file); raises
+        FloorConfigError with the fix."""
+        page_secret(cfg)
+
     # ------------------------------------------------------------------ what the page and CLI call
 
     def now(self) -> float:
@@ -67,6 +76,7 @@ class FloorService:
         doc = self.floor.view(self.now())
         doc["broker"] = "connected" if self.connected else "disconnected"
         doc["server_time"] = self.now()
+        doc["login"] = self.sessions.required  # the page offers "Log out" only where there is a login
         return doc
 
     async def confirm(self, move_id: str) -> None:
@@ -169,6 +179,7 @@ class FloorService:
                     timeout=10,
                     max_queued_incoming_messages=20000,
                 ) as client:
+                    read_in_batches(client)
                     for topic in self.floor.subscriptions():
                         await client.subscribe(topic, qos=1)
                     self.connected = True
@@ -176,18 +187,30 @@ class FloorService:
                     await self._after([])
                     sender = asyncio.create_task(self._send(client))
                     try:
-                        async for message in client.messages:
-                            payload = (
-                                message.payload
-                                if isinstance(message.payload, bytes)
-                                else str(message.payload).encode()
-                            )
-                            self.messages += 1
-                            try:
-                                outs = self.floor.handle(str(message.topic), payload, self.now())
-                            except Exception:  # a message the model cannot fold must not stop the floor
-                                log.exception("event=floor_message_failed topic=%s", message.topic)
-                                continue
+                        inbox = getattr(client, "_queue", None)  # aiomqtt's queue of received messages
+                        async for first in client.messages:
+                            # aiomqtt hands out one message per task and event-loop turn; what has
+                            # already arrived is taken at once and folded in one go (bench_floor)
+                            batch = [first]
+                            while (
+                                isinstance(inbox, asyncio.Queue)
+                                and not inbox.empty()
+                                and len(batch) < BATCH_MESSAGES
+                            ):
+                                batch.append(inbox.get_nowait())
+                            outs: list[Out] = []
+                            now = self.now()
+                            for message in batch:
+                                payload = (
+                                    message.payload
+                                    if isinstance(message.payload, bytes)
+                                    else str(message.payload).encode()
+                                )
+                                self.messages += 1
+                                try:
+                                    outs += self.floor.handle(str(message.topic), payload, now)
+                                except Exception:  # a message the model cannot fold must not stop the floor
+                                    log.exception("event=floor_message_failed topic=%s", message.topic)
                             await self._after(outs)
                     finally:
                         sender.cancel()
@@ -256,6 +279,39 @@ class FloorService:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             self.registry.close()
+
+
+READ_BATCH = 500  # packets read per wake-up of the floor's socket
+
+
+def read_in_batches(client: Any) -> None:
+    """Let one readable socket event read every packet that has arrived, not one.
+
+    paho's `loop_read()` reads a single packet per call unless it has messages of its own in
+    flight, and aiomqtt calls it once per readable event: with 30 busy tables the floor then spent
+    an event-loop turn (a poll, a task switch and a wake-up of the reader) per message and fell
+    behind Mosquitto by about a second (bench_floor.py's p99, issue 16). Reading up to READ_BATCH
+    packets per event lets the floor fold a burst in one turn. paho keeps a partly read packet
+    between calls, so stopping on "would block" loses nothing. Left as it is when paho's internals
+    differ from the ones this was written against (paho-mqtt 2.x).
+    """
+    paho = getattr(client, "_client", None)
+    if paho is None or not all(hasattr(paho, a) for a in ("_packet_read", "_loop_rc_handle", "_sock")):
+        return
+    from paho.mqtt.client import MQTTErrorCode
+
+    def loop_read(max_packets: int = 1) -> MQTTErrorCode:
+        for _ in range(READ_BATCH):
+            if paho._sock is None:
+                return MQTTErrorCode.MQTT_ERR_NO_CONN
+            rc = paho._packet_read()
+            if rc > 0:
+                return paho._loop_rc_handle(rc)
+            if rc == MQTTErrorCode.MQTT_ERR_AGAIN:
+                break
+        return MQTTErrorCode.MQTT_ERR_SUCCESS
+
+    paho.loop_read = loop_read
 
 
 def _utc(ts: float):

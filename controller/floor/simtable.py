@@ -15,7 +15,7 @@ from typing import Any
 
 from controller.mqtt.topics import TableTopics
 from controller.rules.engine import TableEngine
-from controller.service.commands import FIELDS, CommandError, parse_command
+from controller.service.commands import FIELDS, NOTICES, CommandError, parse_command
 from controller.service.privacy import public_line, public_snapshot
 from controller.service.snapshot import TableView, merge_engine_snapshot
 
@@ -42,6 +42,7 @@ class SimTable:
         self._reader: asyncio.Task | None = None
         self.commands: list[dict[str, Any]] = []  # director commands received, in order
         self.outputs: list[dict[str, Any]] = []  # every ruling, in order
+        self.notices: list[dict[str, Any]] = []  # the floor's panel notices (cmd/move, cmd/colour_up)
 
     async def start(self) -> None:
         import aiomqtt
@@ -79,6 +80,7 @@ class SimTable:
             "venue": self.topics.venue,
             "seats": self.seat_count,
             "profile": self.profile,
+            "actions": "observed",  # the table line it starts with
         }
         doc["seq"], doc["t"] = self.seq, time.time()
         return doc
@@ -134,7 +136,15 @@ class SimTable:
             return
         self.commands.append({"name": name, **json.loads(payload or b"{}")})
         reply: dict[str, Any] = {"ok": True, "command": name, "id": cmd.id}
-        if cmd.line is None:
+        if name in NOTICES and cmd.line is not None:  # shown and published, as a table does; not engine input
+            self.seq += 1
+            await self._publish(
+                self.topics.events,
+                {**public_line(cmd.line), "seq": self.seq, "t": time.time(), "source": "director"},
+            )
+            self.notices.append(cmd.line)
+            reply["outputs"] = []
+        elif cmd.line is None:
             reply["state"] = self.state()
         else:
             outputs = await self.feed(cmd.line, "director")

@@ -33,7 +33,7 @@ from typing import Any
 from controller.mqtt.link import IncomingCommand, LinkSettings, MqttLink
 from controller.mqtt.outbox import Outbox
 from controller.mqtt.topics import TableTopics, encodable
-from controller.service.commands import CommandError, parse_command, peek_envelope
+from controller.service.commands import NOTICES, CommandError, parse_command, peek_envelope
 from controller.service.config import Config, read_secret
 from controller.service.eventlog import EventLog
 from controller.service.health import HealthBoard
@@ -666,7 +666,13 @@ class TableService:
                 log.warning("event=engine_snapshot_failed error=%r", str(exc)[:200])
         doc = merge_engine_snapshot(self.view.snapshot(), engine_snapshot)
         t = self.cfg.table
-        doc["table"] = {"id": t.id, "venue": t.venue, "seats": t.seats, "profile": t.profile}
+        doc["table"] = {
+            "id": t.id,
+            "venue": t.venue,
+            "seats": t.seats,
+            "profile": t.profile,
+            "actions": t.actions,
+        }
         doc["health"] = self.health.as_dict()
         doc["panel"] = self.panel.describe()
         doc["seq"] = self.last_seq
@@ -773,7 +779,9 @@ class TableService:
             cmd.ack()
             return
         future: asyncio.Future[list[dict[str, Any]]] = asyncio.get_running_loop().create_future()
-        item = Item("director", command.line, future=future, t=time.time())
+        # the floor's notices (move, colour-up) are only logged, published and shown on the panel
+        kind = "info" if command.name in NOTICES else "in"
+        item = Item("director", command.line, kind=kind, future=future, t=time.time())
         if command.id is not None:
             item.meta["cmd_id"] = json.dumps(command.id)
         if not self.inbox.try_put(item):

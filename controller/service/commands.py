@@ -92,7 +92,11 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "penalty": (("seat", "reason"), ("hands", "minutes", "rounds")),
     "status": ((), ()),
     "replay": ((), ("stream", "since", "limit")),
+    # the floor's notices for the panel (not engine input: logged and published as `events` lines)
+    "move": (("seat", "direction"), ("table", "to_seat", "name")),
+    "colour_up": (("chips",), ("step",)),
 }
+NOTICES = ("move", "colour_up")  # commands whose line is shown, not fed to the rules engine
 REPLAY_STREAMS = ("rulings", "events")
 REPLAY_LIMIT = 500
 CHIPS = 10**9
@@ -127,6 +131,20 @@ def _line(name: str, body: dict[str, Any], seats: int) -> dict[str, Any] | None:
             raise CommandError(
                 "invalid", f"sb: the small blind {line['sb']} exceeds the big blind {line['bb']}"
             )
+    elif name == "move":
+        if body["direction"] not in ("out", "in"):
+            raise CommandError("invalid", f"direction: expected 'out' or 'in', got {body['direction']!r}")
+        line["direction"] = body["direction"]
+        if "table" in body:
+            line["table"] = _text(body["table"], "table")
+        if "to_seat" in body:
+            line["to_seat"] = _int(body["to_seat"], "to_seat", 1, 16)
+        if "name" in body:
+            line["name"] = _text(body["name"], "name")
+    elif name == "colour_up":
+        line["chips"] = _text(body["chips"], "chips")
+        if "step" in body:
+            line["step"] = _text(body["step"], "step", 200)
     elif name == "clock" and "seconds" in body:
         line["seconds"] = _int(body["seconds"], "seconds", 1, 600)
     elif name == "penalty":

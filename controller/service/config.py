@@ -39,6 +39,8 @@ COMMAND_NAMES = (
     "penalty",
     "status",
     "replay",
+    "move",
+    "colour_up",
 )
 
 

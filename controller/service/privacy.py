@@ -27,6 +27,9 @@ PUBLIC_FIELDS: dict[str, frozenset[str]] = {
         "level": ("sb", "bb", "ante"),
         "seat": ("seat", "player", "name", "stack", "moved"),
         "leave": ("seat", "reason"),
+        # the floor's notices (cmd/move, cmd/colour_up): where a player goes is said at the table
+        "move": ("seat", "direction", "table", "to_seat", "name"),
+        "colour_up": ("chips", "step"),
         "button": ("seat",),
         "away": ("seat",),
         "back": ("seat",),

@@ -170,9 +170,18 @@ def test_breaking_a_table_move_by_move_dragons_den_5():
     assert [(p["player"], p["kind"]) for p in offered] == [("x", "break"), ("y", "break")]
     assert all("dragons_den:5" in p["text"] for p in offered)
     outs = f.confirm(offered[0]["id"], 2.0)
-    assert [(o.topic, o.body["seat"], o.body["reason"]) for o in outs] == [
+    leaves = [o for o in outs if o.topic.endswith("/cmd/leave")]
+    assert [(o.topic, o.body["seat"], o.body["reason"]) for o in leaves] == [
         ("smarttable/v1/v/T3/cmd/leave", 2, "moved")
     ]
+    # both tables' panels show the move at once: who goes where, and the seat that waits
+    notices = [(o.topic, o.body) for o in outs if o.topic.endswith("/cmd/move")]
+    to_table, to_seat = offered[0]["to"].split(" seat ")
+    assert [(t, b["seat"], b["direction"], b["table"]) for t, b in notices] == [
+        ("smarttable/v1/v/T3/cmd/move", 2, "out", to_table),
+        (f"smarttable/v1/v/{to_table}/cmd/move", int(to_seat), "in", "T3"),
+    ]
+    assert notices[0][1]["to_seat"] == int(to_seat)
     left = f.view(2.0)["proposals"]
     assert [p["player"] for p in left] == ["y"] and left[0]["to"] != offered[0]["to"]
     assert f.view(2.0)["moves"][0]["status"] == "confirmed"
@@ -188,7 +197,9 @@ def test_a_move_waits_for_the_hand_to_end_before_the_player_leaves():
     f.tick(1.1)
     move = f.view(1.1)["proposals"][0]
     assert "cool_mule:12.l" in move["text"]
-    assert f.confirm(move["id"], 2.0) == []  # T1 is in a hand: no leave yet
+    outs = f.confirm(move["id"], 2.0)
+    assert [o.topic for o in outs] == ["smarttable/v1/v/T1/cmd/move", "smarttable/v1/v/T2/cmd/move"]
+    # T1 is in a hand: the panels show the move now, the leave waits
     send(f, "T1", "events", {"type": "hand_end", "seq": 2}, 3.0)
     outs = f.tick(3.1)
     assert [o.topic for o in outs if "/cmd/leave" in o.topic] == ["smarttable/v1/v/T1/cmd/leave"]
@@ -229,3 +240,82 @@ def test_the_page_shows_the_rulebooks_chip_race_when_a_colour_up_begins():
     assert any("left of the button" in step for step in shown["steps"])
     f.clock_pause(70.0)
     assert f.view(500.0)["clock"]["seconds_left"] == 50.0 and not f.view(500.0)["clock"]["running"]
+
+
+def test_busts_of_one_hand_are_placed_by_the_stacks_that_started_it_and_equal_ones_share():
+    """The floor places a hand's busts by the stacks it saw when the hand started (cool_mule:12.d),
+    not by the table's own numbering, and two who started level share the place (TDA, borrowed)."""
+    f = floor_for("cool_mule", tables=("T1", "T2"), entrants=9)
+    seats = [
+        {"seat": 1, "player": "A", "stack": 3000},
+        {"seat": 2, "player": "B", "stack": 1200},
+        {"seat": 3, "player": "C", "stack": 1200},
+        {"seat": 4, "player": "D", "stack": 600},
+    ]
+    entered = {"seats": 6, "actions": "entered"}
+    send(f, "T1", "state", {"table": entered, "seats": seats, "phase": "between_hands"}, 1.0)
+    send(f, "T1", "events", {"type": "hand_start", "seq": 1}, 2.0)
+    # in the hand the stacks change (blinds, bets); the state then is not the hand's start
+    send(
+        f,
+        "T1",
+        "state",
+        {"table": entered, "seats": [{**seats[0], "stack": 5400}], "phase": "river"},
+        3.0,
+    )
+    for seq, (seat, place) in enumerate([(2, 7), (3, 8), (4, 9)], start=10):
+        send(f, "T1", "rulings", {"type": "eliminated", "seat": seat, "place": place, "seq": seq}, 3.1)
+    f.tick(4.0)
+    assert {p: x.place for p, x in f.standings.finishes.items()} == {"B": 7, "C": 7, "D": 9}
+    texts = [a["text"] for a in f.alerts]
+    assert "B is out in 7th place, shared with C: each started the hand with 1200 (busted at T1)." in texts
+    shared = next(a for a in f.alerts if a["text"].startswith("C is out"))
+    assert shared["rule"] == "TDA:players eliminated at the same time"
+    assert "borrowed from TDA" in shared["source"]
+    view = f.view(4.0)
+    assert [(r["name"], r["place"]) for r in view["standings"]] == [("B", 7), ("C", 7), ("D", 9)]
+
+
+def test_an_observed_tables_stacks_neither_order_nor_tie_its_busts():
+    """At an observed table nobody enters bets, so the stacks in its state are the ones players sat
+    down with: two busts there keep the table's own order (its `place`), never a shared place."""
+    f = floor_for("cool_mule", tables=("T1",), entrants=9)
+    seats = [{"seat": 2, "player": "B", "stack": 10000}, {"seat": 3, "player": "C", "stack": 10000}]
+    observed = {"seats": 6, "actions": "observed"}
+    send(f, "T1", "state", {"table": observed, "seats": seats, "phase": "between_hands"}, 1.0)
+    send(f, "T1", "events", {"type": "hand_start", "seq": 1}, 2.0)
+    send(f, "T1", "rulings", {"type": "eliminated", "seat": 3, "place": 8, "seq": 5}, 3.0)
+    send(f, "T1", "rulings", {"type": "eliminated", "seat": 2, "place": 9, "seq": 6}, 3.0)
+    f.tick(4.0)
+    assert {p: x.place for p, x in f.standings.finishes.items()} == {"C": 8, "B": 9}
+
+
+def test_a_colour_up_reaches_every_tables_panel_once_when_its_break_begins():
+    """The chip race and colour-up at the break (bar_league, corner_pocket, dragons_den:16): the
+    floor sends `cmd/colour_up` to each table when the clock reaches it, once."""
+    cfg = parse_floor_config(
+        {
+            "floor": {
+                "venue": "v",
+                "profile": "dragons_den",
+                "tables": ["T1", "T2"],
+                "clock_start": "manual",
+            },
+            "structure": {
+                "levels": [
+                    {"sb": 25, "bb": 50, "seconds": 60},
+                    {"break": True, "seconds": 60, "colour_up": "25 chips"},
+                    {"sb": 50, "bb": 100, "seconds": 60},
+                ]
+            },
+        }
+    )
+    f = Floor(cfg, entrants=9)
+    for t in ("T1", "T2"):
+        f.handle(f"smarttable/v1/v/{t}/status", b"online", 0.0)
+    f.clock_start(1.0)
+    assert [o for o in f.tick(30.0) if o.topic.endswith("/cmd/colour_up")] == []
+    outs = [o for o in f.tick(62.0) if o.topic.endswith("/cmd/colour_up")]
+    assert [o.topic for o in outs] == ["smarttable/v1/v/T1/cmd/colour_up", "smarttable/v1/v/T2/cmd/colour_up"]
+    assert outs[0].body["chips"] == "25 chips" and "dragons_den:16" in outs[0].body["step"]
+    assert [o for o in f.tick(63.0) if o.topic.endswith("/cmd/colour_up")] == []  # once

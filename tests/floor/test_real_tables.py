@@ -66,10 +66,11 @@ async def test_floor_drives_real_table_services(tmp_path, mosquitto):
                     await director.publish(f"smarttable/v1/den/{table}/cmd/seat", json.dumps(body), qos=1)
             # the floor's level reached both tables' engines (their own retained state says so)
             await wait_for(
-                lambda: all(
-                    (t.state.get("level") or {}).get("bb") == 100 and len(t.seats()) >= 3
-                    for t in f.tables.values()
-                ),
+                lambda: (
+                    all((t.state.get("level") or {}).get("bb") == 100 for t in f.tables.values())
+                    and len(f.tables["T1"].seats()) == 5
+                    and len(f.tables["T2"].seats()) == 3
+                ),  # all seated: a proposal from half a table is a break
                 timeout=15,
                 what="level 1 and the players at both tables",
             )
@@ -78,6 +79,20 @@ async def test_floor_drives_real_table_services(tmp_path, mosquitto):
             assert "cool_mule:12.l" in proposal["text"]
             await floor.confirm(proposal["id"])
             move = f.moves[proposal["id"]].move
+
+            def scene(table: str) -> str:
+                return str((f.tables[table].state.get("panel") or {}).get("scene") or "")
+
+            # both tables' panels show the move (cmd/move): the seat to leave, and the seat that waits
+            await wait_for(
+                lambda: scene("T1").startswith(f"MOVE seat {move.from_seat}\nto T2\nseat {move.to_seat}"),
+                what="the move on T1's panel",
+            )
+            await wait_for(
+                lambda: scene("T2").startswith(f"MOVED IN\nseat {move.to_seat}\nfrom T1"),
+                what="the move on T2's panel",
+            )
+            assert not [a for a in f.alerts if "refused the floor's move" in a["text"]]
             await wait_for(lambda: move.from_seat not in f.tables["T1"].seats(), what="the leave at T1")
             await wait_for(lambda: f.moves[proposal["id"]].status == "left", what="the player walking")
             await floor.seat_directly(proposal["id"])

@@ -98,3 +98,34 @@ def test_standings_csv_has_places_prizes_and_points():
         ("1", "Wen", "300", "20"),
         ("2", "Xi", "200", "19"),
     ]
+
+
+def test_equal_starting_stacks_share_the_better_place_tda():
+    """cool_mule:12.d and corner_pocket:General Rules.B order unequal starting stacks only; for equal
+    ones the TDA's rule for players eliminated at the same time is borrowed: they finish tied, in
+    the better place, and the next player out takes the place above them."""
+    s = Standings(8)
+    got = s.bust([Bust("a", "T1", 1500), Bust("big", "T1", 4000), Bust("b", "T1", 1500)])
+    assert [(f.player, f.place) for f in got] == [("big", 6), ("a", 7), ("b", 7)]
+    assert s.remaining == 5
+    assert s.bust([Bust("c", "T2")]) == [Finish("c", 5, "T2")]
+
+
+def test_the_tables_order_stands_when_a_starting_stack_is_unknown():
+    s = Standings(5)
+    got = s.bust([Bust("x", "T1", 1500), Bust("y", "T1")])
+    assert [(f.player, f.place) for f in got] == [("x", 4), ("y", 5)]
+
+
+def test_a_shared_place_splits_the_prizes_and_points_of_the_places_it_covers():
+    """Two tied for 3rd at Dragon's Den share 3rd and 4th place's money (100 + 0); tied for 2nd they
+    share 200 + 100. Not a chop (dragons_den:1 forbids chops, a deal among players): a place held by two.
+    Corner Pocket: 20th and 21st tied share 1 + 0 point (corner_pocket:Point System.A)."""
+    assert payouts("dragons_den", [Finish("w", 1), Finish("x", 2), Finish("y", 2)]) == {
+        "w": 300,
+        "x": 150,
+        "y": 150,
+    }
+    assert payouts("dragons_den", [Finish("x", 3), Finish("y", 3)]) == {"x": 50, "y": 50}
+    pts = event_points("corner_pocket", [Finish("a", 2), Finish("b", 2), Finish("c", 20), Finish("d", 20)])
+    assert pts == {"a": 18.5, "b": 18.5, "c": 0.5, "d": 0.5}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from controller.service.commands import CommandError, parse_command, peek_envelope
@@ -93,3 +95,29 @@ def test_replay_arguments():
     assert parse("replay", b'{"since": 4}').args == {"stream": "rulings", "since": 4, "limit": 500}
     with pytest.raises(CommandError, match="since"):
         parse("replay", b'{"since": -1}')
+
+
+def test_the_floors_notices_for_the_panel_move_and_colour_up():
+    """`cmd/move` and `cmd/colour_up` (docs/mqtt.md): lines shown on the panel and published on
+    `events`, never fed to the rules engine (controller.service.commands.NOTICES)."""
+    cmd = parse(
+        "move", json.dumps({"seat": 3, "direction": "out", "table": "T2", "to_seat": 5, "name": "Ann"})
+    )
+    assert cmd.line == {
+        "type": "move",
+        "seat": 3,
+        "direction": "out",
+        "table": "T2",
+        "to_seat": 5,
+        "name": "Ann",
+    }
+    with pytest.raises(CommandError, match=r"direction: expected 'out' or 'in'"):
+        parse("move", json.dumps({"seat": 3, "direction": "sideways"}))
+    with pytest.raises(CommandError, match=r"to_seat: expected an integer 1..16"):
+        parse("move", json.dumps({"seat": 3, "direction": "out", "to_seat": 0}))
+    assert parse("colour_up", json.dumps({"chips": "25 chips"})).line == {
+        "type": "colour_up",
+        "chips": "25 chips",
+    }
+    with pytest.raises(CommandError, match="missing field"):
+        parse("colour_up", json.dumps({}))
