@@ -141,6 +141,9 @@ class Hand:
     button_seen: int | None = None
 
 
+PLAY_ALERTS = ("out_of_turn", "action_ruled")  # betting rulings a director is shown (state `alerts`)
+
+
 class TableEngine:
     """A poker table under one venue's rulebook. Feed it input lines; it answers with rulings."""
 
@@ -212,6 +215,10 @@ class TableEngine:
                 out = [*out, *absent]
         if out:
             mark_borrowed(out, self.profile.name)
+            if self.hand is not None and any(o.get("type") in PLAY_ALERTS for o in out):
+                # the director's screen lists the hand's betting rulings with the deal's (state `alerts`)
+                self.alerts.extend(o for o in out if o.get("type") in PLAY_ALERTS)
+                del self.alerts[:-10]
         return out
 
     def _absent_at_turn(self) -> list[dict]:
@@ -392,12 +399,14 @@ class TableEngine:
             "sb": pos.sb if pos else None,
             "bb": pos.bb if pos else None,
             "dead_button": pos.dead_button if pos else False,
+            "dealer": pos.dealer if pos else None,
             "level": {"sb": self.level.sb, "bb": self.level.bb, "ante": self.level.ante}
             if self.level
             else None,
             "board": board,
             "to_act": getattr(h.play, "to_act", None) if self.in_hand else None,
             "alerts": list(self.alerts),
+            "substantial_action": bool(h and h.deal.substantial),
         }
 
     # ----------------------------------------------------------------- table and seats
