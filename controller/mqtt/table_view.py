@@ -85,6 +85,8 @@ class TableView:
         self.lost = 0  # numbers given up on (the table could not replay them)
         self.last_message = 0.0
         self._streams = {s: _Stream() for s in STREAMS}
+        self._live_seq = 0  # the newest `seq` of a line or state that came live (not from a replay)
+        self._state_t = 0.0  # the newest state's `t`
 
     # ------------------------------------------------------------------ the table's own picture
 
@@ -163,22 +165,30 @@ class TableView:
 
     def apply_state(self, doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         """The retained state: the table's picture. It also says how far each stream goes, which
-        anchors a view that has seen no line yet, and shows a table whose log began again."""
+        anchors a view that has seen no line yet, and shows a table whose log began again.
+
+        The table sends its state through the same ordered outbox as its lines, built after they were
+        logged, so a state's `seq` (the log's own number) is never below that of a line that came
+        live before it, unless the log began again; a state sent twice is no newer (`t`) than one
+        seen, and lines from a replay answer can be ahead of a state still on its way, so only live
+        lines count here."""
         self.state = doc
         seq = doc.get("seq") if isinstance(doc.get("seq"), int) else None
+        t = doc.get("t") if isinstance(doc.get("t"), int | float) else None
+        restarted = seq is not None and seq < self._live_seq and (t is None or t > self._state_t)
+        if t is not None:
+            self._state_t = max(self._state_t, t)
         for stream in STREAMS:
             last = doc.get(NUMBER[stream])
             if not isinstance(last, int) or isinstance(last, bool):
                 continue
             s = self._streams[stream]
-            if s.follower is not None and last >= s.follower.next - 1:
-                continue  # as far as we are, or further: `tick` asks for what is missing
-            if s.follower is not None:  # the table's numbers went back: a new event log
-                self.seq = 0
-            s.follower = StreamFollower(stream, since=last)  # what came before is in the state
-            s.asked_at, s.attempts = None, 0
+            if s.follower is None or (restarted and last < s.follower.next - 1):
+                s.follower = StreamFollower(stream, since=last)  # what came before is in the state
+                s.asked_at, s.attempts = None, 0
         if seq is not None:
-            self.seq = max(self.seq, seq)
+            self.seq = seq if restarted else max(self.seq, seq)
+            self._live_seq = seq if restarted else max(self._live_seq, seq)
         return []
 
     def apply_line(self, stream: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -194,6 +204,8 @@ class TableView:
                 if len(s.unnumbered) > 5000:
                     s.unnumbered = set(sorted(s.unnumbered)[-2000:])
             return self._passed(stream, [doc])
+        if isinstance(doc.get("seq"), int):
+            self._live_seq = max(self._live_seq, doc["seq"])
         if s.follower is None:
             s.follower = StreamFollower(stream, since=number - 1)
         return self._passed(stream, s.follower.feed(doc))
