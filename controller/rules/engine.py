@@ -141,7 +141,9 @@ class Hand:
     button_seen: int | None = None
 
 
-PLAY_ALERTS = ("out_of_turn", "action_ruled")  # betting rulings a director is shown (state `alerts`)
+# the betting rulings the director is shown in the state's `alerts` (the deal's and seating's rulings
+# are put there where they are made)
+DIRECTOR_ALERTS = ("out_of_turn", "action_ruled")
 
 
 class TableEngine:
@@ -215,9 +217,9 @@ class TableEngine:
                 out = [*out, *absent]
         if out:
             mark_borrowed(out, self.profile.name)
-            if self.hand is not None and any(o.get("type") in PLAY_ALERTS for o in out):
-                # the director's screen lists the hand's betting rulings with the deal's (state `alerts`)
-                self.alerts.extend(o for o in out if o.get("type") in PLAY_ALERTS)
+            if self.hand is not None and any(o.get("type") in DIRECTOR_ALERTS for o in out):
+                # the director's screen lists these with the deal's rulings (state `alerts`)
+                self.alerts.extend(o for o in out if o.get("type") in DIRECTOR_ALERTS)
                 del self.alerts[:-10]
         return out
 
