@@ -219,7 +219,8 @@ class TableView:
             return []
         self.replays += 1
         if s.follower is None:
-            s.follower = StreamFollower(stream, since=int(doc.get("since") or 0))
+            since = doc.get("since")
+            s.follower = StreamFollower(stream, since=since if type(since) is int and since >= 0 else 0)
         out = s.follower.feed_all([line for line in doc["lines"] if isinstance(line, dict)])
         s.asked_at = None
         if out:

@@ -201,3 +201,26 @@ def test_a_table_without_numbered_streams_is_passed_on_once_by_seq():
     assert len(view.feed(TOPICS.rulings, ruling, 1.0).lines) == 1
     assert view.feed(TOPICS.rulings, ruling, 2.0).lines == []
     assert view.tick(3.0) == ([], [])
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {
+            "ok": True,
+            "command": "replay",
+            "stream": "rulings",
+            "since": "abc",
+            "lines": [1, None, {"ruling_seq": "x"}],
+        },
+        {"ok": True, "command": "replay", "stream": "rulings", "lines": "not a list"},
+        {"ok": "yes", "command": "replay", "stream": "rulings"},
+        {"ok": True, "command": "replay", "stream": "state", "lines": []},
+    ],
+)
+def test_a_malformed_replay_answer_passes_nothing_on_and_breaks_nothing(answer):
+    view = TableView(TOPICS)
+    fed = view.feed(f"{TOPICS.prefix}/reply/top", json.dumps(answer).encode(), 1.0)
+    assert fed.lines == [] and not view.gap()
+    line = {"type": "hand", "seq": 3, "ruling_seq": 1}
+    assert view.feed(TOPICS.rulings, json.dumps(line).encode(), 2.0).lines == [("rulings", line)]
