@@ -141,9 +141,23 @@ class Hand:
     button_seen: int | None = None
 
 
-# the betting rulings the director is shown in the state's `alerts` (the deal's and seating's rulings
-# are put there where they are made)
-DIRECTOR_ALERTS = ("out_of_turn", "action_ruled")
+# the rulings of a hand the director is shown in the state's `alerts` (most are put there where they
+# are made; the hand's play rules on the rest, e.g. out_of_turn, action_ruled, board_redeal)
+DIRECTOR_ALERTS = frozenset(
+    {
+        "misdeal",
+        "button_misplaced",
+        "dead_hand",
+        "boxed_card",
+        "replace_exposed",
+        "extra_card",
+        "out_of_turn",
+        "board_redeal",
+        "action_ruled",
+        "fouled_deck",
+        "blind_dodge",
+    }
+)
 
 
 class TableEngine:
@@ -218,8 +232,8 @@ class TableEngine:
         if out:
             mark_borrowed(out, self.profile.name)
             if self.hand is not None and any(o.get("type") in DIRECTOR_ALERTS for o in out):
-                # the director's screen lists these with the deal's rulings (state `alerts`)
-                self.alerts.extend(o for o in out if o.get("type") in DIRECTOR_ALERTS)
+                kept = {id(a) for a in self.alerts}
+                self.alerts.extend(o for o in out if o.get("type") in DIRECTOR_ALERTS and id(o) not in kept)
                 del self.alerts[:-10]
         return out
 
