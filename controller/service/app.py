@@ -117,7 +117,8 @@ class TableService:
         self.camera = CameraSource(config, self.health.part("camera"))
         self.panel = PanelLink(config, self.health.part("panel"))
         self.nfc = NfcSource(config, self.health.part("nfc"))
-        self.nfc.view = SeatView(self.view)  # a seated player's tap: bust-out or away/back (registry.checkin.SeatTaps)
+        # a seated player's tap: bust-out or away/back (registry.checkin.SeatTaps)
+        self.nfc.view = SeatView(self.view)
         self.panel.before_new_hand = self.nfc.new_hand_confirms
         self.link: MqttLink | None = None
         self.broker: Any = None
