@@ -625,7 +625,8 @@ class TableService:
                 if cmd_key is not None:
                     self.log.record_command(cmd_key, seq, outs)
                 results.append((item, outs))
-            self.last_seq = last_seq  # the state document below names it
+            # the state document below names these (a failed commit rebuilds all three from the log)
+            self.last_seq, self.event_no, self.ruling_no = last_seq, event_no, ruling_no
             self._put_state()
         self.line_no, self.event_no, self.ruling_no = line_no, event_no, ruling_no
         return results

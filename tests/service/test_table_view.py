@@ -92,7 +92,7 @@ def test_lost_and_repeated_messages_are_replayed_and_dropped():
     full = passed_on(TableView(TOPICS), messages)
     damaged: list[tuple[str, bytes]] = []
     for i, (topic, payload) in enumerate(messages):
-        if kind(topic) in ("events", "rulings") and i % 4 == 1:
+        if kind(topic) in ("events", "rulings") and i > 5 and i % 4 == 1:
             continue  # the broker lost it
         damaged.append((topic, payload))
         if i % 5 == 0:

@@ -66,3 +66,30 @@ async def test_top_replays_what_it_missed_while_disconnected(tmp_path, mosquitto
     assert list(model.rulings) == published["rulings"][: len(model.rulings)]
     assert [r["ruling_seq"] for r in model.rulings] == list(range(1, service.ruling_no + 1))
     assert [e["event_seq"] for e in model.events] == list(range(1, service.event_no + 1))
+
+
+async def test_each_published_state_names_the_lines_published_before_it(tmp_path, mosquitto):
+    """A state names the newest `seq`, `event_seq` and `ruling_seq` (docs/mqtt.md), so a screen that
+    starts from it asks for nothing it already has; it named the batch before until issue 13's fold."""
+    from tests.service.mqtt_helpers import Recorder
+
+    cfg = table_config(tmp_path, broker={"host": "127.0.0.1", "port": mosquitto.port, "protocol": "3.1.1"})
+    async with TableService(cfg) as service, Recorder(mosquitto.port, service.topics.prefix) as rec:
+        for line in session(2):
+            await service.inject(line)
+        await until(
+            "the last state",
+            lambda: any(json.loads(p).get("ruling_seq") == service.ruling_no for p in rec.payloads("state")),
+        )
+    newest = {"seq": 0, "event_seq": 0, "ruling_seq": 0}
+    states = 0
+    for topic, payload, _ in rec.messages:
+        if topic.endswith(("/events", "/rulings")):
+            doc = json.loads(payload)
+            for key in newest:
+                newest[key] = max(newest[key], doc.get(key, 0))
+        elif topic.endswith("/state"):
+            doc = json.loads(payload)
+            states += 1
+            assert {k: doc[k] for k in newest} == newest, f"state {states}"
+    assert states >= 2 and newest["ruling_seq"] == service.ruling_no
