@@ -1,8 +1,8 @@
 """Rulings as the people at the table read them: the `--pretty` sentences, with player names and
 every rule borrowed from another venue's rulebook marked as borrowed.
 
-One place for the wording that the report, the live view of `smart-table sim` and `smart-table top`
-show, so a floor person reads the same sentence wherever a ruling appears. The sentences themselves
+One place for the wording that the report, the live view of `smart-table sim`, `smart-table top`
+and the floor's alerts show, so a floor person reads the same sentence wherever a ruling appears. The sentences themselves
 are controller/rules/pretty.py's; this module adds who sits where and where the rule comes from.
 """
 
@@ -28,6 +28,26 @@ def names_by_seat(seats: Iterable[Any]) -> dict[int, str]:
         if isinstance(seat, int) and name:
             out[seat] = str(name)
     return out
+
+
+VENUES = {
+    "cool_mule": "Cool Mule",
+    "bar_league": "Bar League",
+    "dragons_den": "Dragon's Den",
+    "corner_pocket": "Corner Pocket",
+    "bluff_street": "Bluff Street",
+}
+
+
+def provenance(rule: str | None, profile: str | None) -> str:
+    """`cool_mule:5.g, the venue's own rule` / `bluff_street:29, borrowed from Bluff Street`: where a
+    ruling's rule comes from, as the floor's page labels it."""
+    if not rule:
+        return ""
+    book = rule.split(":", 1)[0]
+    if book == profile:
+        return f"{rule}, the venue's own rule"
+    return f"{rule}, borrowed from {VENUES.get(book, book)}"
 
 
 def rule_label(rule: str | None, profile: str | None) -> str:

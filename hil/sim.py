@@ -204,15 +204,20 @@ async def _port_open(port: int) -> bool:
 
 
 class Observer:
-    """An MQTT client watching the table as the director's screen does: every message under the prefix."""
+    """An MQTT client watching the table as the director's screen does: every message under the prefix,
+    folded by the directors' own model (controller/mqtt/table_view.py), so each event and ruling is
+    kept once, in order, and a gap in the table's numbered streams is filled with `cmd/replay`."""
 
     def __init__(self, host: str, port: int, prefix: str) -> None:
+        from controller.mqtt.table_view import TableView
+        from controller.mqtt.topics import TableTopics
+
         self.host, self.port, self.prefix = host, port, prefix
+        venue, table = prefix.split("/")[-2:]
+        self.view = TableView(TableTopics(venue, table))
         self.rulings: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
         self.replies: list[dict[str, Any]] = []
-        self.state: dict[str, Any] | None = None
-        self.status: str | None = None
         self.messages = 0
         self.last_message = time.monotonic()
         self.on_ruling: list[Callable[[dict[str, Any]], None]] = []  # rulings, and check-in events
@@ -220,6 +225,14 @@ class Observer:
         self._connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.client: Any = None
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        return self.view.state or None
+
+    @property
+    def status(self) -> str | None:
+        return None if self.view.status == "unknown" else self.view.status
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="sim-observer")
@@ -246,40 +259,56 @@ class Observer:
                     self.client = client
                     await client.subscribe(self.prefix + "/#", qos=1)
                     self._connected.set()
-                    async for message in client.messages:
-                        self._on_message(str(message.topic), bytes(message.payload))
+                    retrying = asyncio.create_task(self._retry(client))
+                    try:
+                        async for message in client.messages:
+                            self._on_message(str(message.topic), bytes(message.payload))
+                            await self._ask_replays(client)
+                    finally:
+                        retrying.cancel()
             except aiomqtt.MqttError as exc:
                 log.warning("event=observer_disconnected error=%r", str(exc)[:200])
                 self.client = None
                 self._connected.clear()
                 await asyncio.sleep(0.2)
 
+    async def _retry(self, client: Any) -> None:
+        import aiomqtt
+
+        with contextlib.suppress(aiomqtt.MqttError):
+            while True:
+                await asyncio.sleep(0.5)
+                await self._ask_replays(client)
+
+    async def _ask_replays(self, client: Any) -> None:
+        requests, lines = self.view.tick(time.monotonic())
+        self._passed(lines)
+        for body in requests:
+            doc = {**body, "id": f"sim-replay-{time.monotonic_ns()}", "reply_to": f"{self.prefix}/reply/sim"}
+            await client.publish(f"{self.prefix}/cmd/replay", json.dumps(doc), qos=1)
+
     def _on_message(self, topic: str, payload: bytes) -> None:
         self.messages += 1
         self.last_message = time.monotonic()
-        sub = topic[len(self.prefix) + 1 :]
-        if sub == "status":
-            self.status = payload.decode(errors="replace")
-        else:
-            try:
-                doc = json.loads(payload)
-            except ValueError:
-                doc = None
-            if isinstance(doc, dict):
-                if sub == "rulings":
-                    self.rulings.append(doc)
+        fed = self.view.feed(topic, payload, time.monotonic())
+        if fed.kind in ("reply", "replay") and fed.doc is not None:
+            self.replies.append(fed.doc)
+        self._passed(fed.lines)
+        self._changed.set()
+
+    def _passed(self, lines: list[tuple[str, dict[str, Any]]]) -> None:
+        for stream, doc in lines:
+            if stream == "rulings":
+                self.rulings.append(doc)
+                for callback in list(self.on_ruling):
+                    callback(doc)
+            else:
+                self.events.append(doc)
+                if doc.get("type") == "checkin":  # what a player sees at tap-in belongs in the report too
                     for callback in list(self.on_ruling):
                         callback(doc)
-                elif sub == "events":
-                    self.events.append(doc)
-                    if doc.get("type") == "checkin":  # what a player sees at tap-in belongs in the report too
-                        for callback in list(self.on_ruling):
-                            callback(doc)
-                elif sub == "state":
-                    self.state = doc
-                elif sub.startswith("reply"):
-                    self.replies.append(doc)
-        self._changed.set()
+        if lines:
+            self._changed.set()
 
     async def changed(self, timeout: float) -> None:
         self._changed.clear()

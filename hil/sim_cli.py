@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from controller.mqtt.table_view import ALERT_TYPES  # the rulings a director is alerted to
+
 
 def add_sim_options(p: argparse.ArgumentParser) -> None:
     """Options shared by `sim`, `demo` and `hil run`."""
@@ -303,7 +305,7 @@ def _view(sim: Any) -> Any:
     if len(seen) > LIVE_RULINGS:
         rulings.add_row(f"[dim]... {len(seen) - LIVE_RULINGS} earlier rulings (all in the report)[/]")
     for r in seen[-LIVE_RULINGS:]:
-        colour = "red" if r.get("type") in ALERT_TYPES else "white"
+        colour = "red" if r.get("type") in ALERT_TYPES or r.get("type") == "error" else "white"
         rulings.add_row(Text(sentence(r, names, p.profile), style=colour))
     parts = []
     try:
@@ -320,7 +322,6 @@ def _view(sim: Any) -> Any:
 
 
 LIVE_RULINGS = 6  # the newest rulings in the live view; the count of older ones is shown
-ALERT_TYPES = ("misdeal", "button_misplaced", "error", "dead_hand")
 SUMMARY_ALERTS = 10  # alerts printed in the summary; the rest are counted, and all are in the report
 
 

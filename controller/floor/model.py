@@ -7,14 +7,13 @@ publishing, the database and the web page; everything decided here is testable w
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller.floor import clock
-from controller.floor.alerts import ALERT_TYPES, provenance, sentence
+from controller.floor.alerts import provenance, sentence
 from controller.floor.config import FloorConfig
 from controller.floor.results import (
     SHARED_PLACE_RULE,
@@ -29,8 +28,10 @@ from controller.floor.results import (
 )
 from controller.floor.seating.balancing import Move, TableSeats, halted_tables, proposals
 from controller.floor.seating.late import late_entry
-from controller.mqtt.topics import ROOT
+from controller.mqtt.table_view import ALERT_TYPES, TableView
+from controller.mqtt.topics import ROOT, TableTopics
 from controller.rules.pretty import describe
+from controller.sentences import names_by_seat
 
 log = logging.getLogger("smart_table.floor")
 
@@ -52,11 +53,9 @@ class Out:
 @dataclass
 class TableModel:
     table_id: str
-    status: str = "unknown"
-    state: dict[str, Any] = field(default_factory=dict)
+    view: TableView  # the table's own picture and its streams, gaps filled by replay (issue 15)
     phase: str = "waiting"
     hand_starts: int = 0
-    seen: set[int] = field(default_factory=set)
     sent_level: tuple[int, int, int] | None = None
     sent_at: float = 0.0
     held_level: tuple[tuple[int, int, int], int] | None = None  # (level, hand_starts when held)
@@ -73,6 +72,14 @@ class TableModel:
     colour_up_sent: int | None = None  # the clock index whose colour-up this table's panel was sent
 
     @property
+    def status(self) -> str:
+        return self.view.status
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.view.state
+
+    @property
     def between_hands(self) -> bool:
         return self.phase in BETWEEN_HANDS
 
@@ -83,11 +90,7 @@ class TableModel:
         return None
 
     def seats(self) -> dict[int, dict[str, Any]]:
-        out = {}
-        for e in self.state.get("seats") or []:
-            if isinstance(e, dict) and isinstance(e.get("seat"), int) and e.get("player"):
-                out[e["seat"]] = e
-        return out
+        return self.view.seats
 
     def seat_count(self) -> int:
         info = self.state.get("table")
@@ -118,7 +121,7 @@ class Floor:
         self.structure = cfg.the_structure()
         self.clock = clock_state or clock.ClockState()
         self.names = dict(names or {})
-        self.tables = {t: TableModel(t) for t in cfg.tables}
+        self.tables = {t: TableModel(t, TableView(TableTopics(cfg.venue, t))) for t in cfg.tables}
         self.entrants_fixed = entrants or cfg.entrants
         self.standings = Standings(self.entrants_fixed or 0, finishes or ())
         self.moves: dict[str, MoveInFlight] = {}
@@ -146,19 +149,16 @@ class Floor:
         t = self.tables.get(table_id)
         if t is None:
             return []  # a table of this venue that is not in this event
-        if kind == "status":
-            t.status = payload.decode(errors="replace") or "unknown"
+        fed = t.view.feed(topic, payload, now)
+        if fed.kind == "status":
             self._changed()
             return self.tick(now)
-        try:
-            doc = json.loads(payload)
-        except ValueError:
+        if fed.kind == "malformed":
             log.warning("event=bad_message table=%s topic=%s", table_id, kind)
             return []
-        if not isinstance(doc, dict):
-            return []
-        if kind == "state":
-            t.state = doc
+        doc = fed.doc or {}
+        out: list[Out] = []
+        if fed.kind == "state":
             for seat, entry in t.seats().items():
                 t.occupants[seat] = str(entry["player"])
             if isinstance(doc.get("phase"), str) and not t.hand_starts:
@@ -176,28 +176,33 @@ class Floor:
                 }
             self._seats_dirty = True  # proposals are worked out at the next tick, once for many states
             self._changed()
-            return []
-        if kind == "reply/floor":
-            if doc.get("ok") is False:
-                self._alert(
-                    t.table_id,
-                    f"{t.table_id} refused the floor's {doc.get('command')}: {doc.get('message')}",
-                    None,
-                    now,
-                )
-            return []
-        seq = doc.get("seq")
-        if isinstance(seq, int):  # at-least-once delivery: a line seen twice counts once
-            if seq in t.seen:
-                return []
-            t.seen.add(seq)
-            if len(t.seen) > 5000:
-                t.seen = set(sorted(t.seen)[-2000:])
-        if kind == "events":
-            return self._event(t, doc, now)
-        if kind == "rulings":
-            return self._ruling(t, doc, now)
-        return []
+        elif fed.kind == "reply" and kind == self.reply_topic and doc.get("ok") is False:
+            self._alert(
+                t.table_id,
+                f"{t.table_id} refused the floor's {doc.get('command')}: {doc.get('message')}",
+                None,
+                now,
+            )
+        for stream, line in fed.lines:  # each line once, in order, a replay's too
+            out += self._event(t, line, now) if stream == "events" else self._ruling(t, line, now)
+        return out + self._replay(t, now)
+
+    def _replay(self, t: TableModel, now: float) -> list[Out]:
+        """Ask the table for what the floor missed (a gap in its numbered streams), and give up on a
+        gap it cannot fill, saying so (docs/mqtt.md, cmd/replay)."""
+        lost = t.view.lost
+        requests, lines = t.view.tick(now)
+        out = [self._cmd(t.table_id, "replay", body) for body in requests]
+        if t.view.lost > lost:
+            self._alert(
+                t.table_id,
+                f"{t.table_id}: {t.view.lost - lost} message(s) were lost and the table could not replay them.",
+                None,
+                now,
+            )
+        for stream, line in lines:
+            out += self._event(t, line, now) if stream == "events" else self._ruling(t, line, now)
+        return out
 
     def _event(self, t: TableModel, line: dict[str, Any], now: float) -> list[Out]:
         kind = line.get("type")
@@ -259,7 +264,9 @@ class Floor:
         else:
             out += self._flush_busts(t, now, force=True)
         if kind in ALERT_TYPES and kind != "eliminated":
-            self._alert(t.table_id, sentence(t.table_id, line, self.cfg.profile), line.get("rule"), now, line)
+            names = names_by_seat(t.state.get("seats") or [])
+            text = sentence(t.table_id, line, self.cfg.profile, names)
+            self._alert(t.table_id, text, line.get("rule"), now, line)
         return out
 
     def _flush_busts(self, t: TableModel, now: float, force: bool) -> list[Out]:
@@ -308,6 +315,7 @@ class Floor:
     def tick(self, now: float) -> list[Out]:
         out: list[Out] = []
         for t in self.tables.values():
+            out += self._replay(t, now)
             out += self._flush_busts(t, now, force=False)
         if self._seats_dirty:
             self._recompute()

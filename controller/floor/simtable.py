@@ -17,7 +17,7 @@ from controller.mqtt.topics import TableTopics
 from controller.rules.engine import TableEngine
 from controller.service.commands import FIELDS, NOTICES, CommandError, parse_command
 from controller.service.privacy import public_line, public_snapshot
-from controller.service.snapshot import TableView, merge_engine_snapshot
+from controller.service.snapshot import TableState
 
 
 class SimTable:
@@ -35,7 +35,8 @@ class SimTable:
         self.topics = TableTopics(venue, table_id)
         self.profile, self.seat_count = profile, seats
         self.engine = TableEngine(profile, seats)
-        self.view = TableView(seats)
+        self.view = TableState(self.engine.snapshot)
+        self.event_no = self.ruling_no = 0  # the numbered streams a real table publishes (docs/mqtt.md)
         self.checkin = checkin
         self.seq = 0
         self.client: Any = None
@@ -74,7 +75,7 @@ class SimTable:
             self.client = None
 
     def state(self) -> dict[str, Any]:
-        doc = merge_engine_snapshot(self.view.snapshot(), self.engine.snapshot())
+        doc = self.view.snapshot()
         doc["table"] = {
             "id": self.topics.table,
             "venue": self.topics.venue,
@@ -82,7 +83,12 @@ class SimTable:
             "profile": self.profile,
             "actions": "observed",  # the table line it starts with
         }
-        doc["seq"], doc["t"] = self.seq, time.time()
+        doc["seq"], doc["event_seq"], doc["ruling_seq"], doc["t"] = (
+            self.seq,
+            self.event_no,
+            self.ruling_no,
+            time.time(),
+        )
         return doc
 
     async def _publish(self, topic: str, doc: dict[str, Any], retain: bool = False) -> None:
@@ -94,15 +100,27 @@ class SimTable:
         errors = [o for o in outputs if o.get("type") == "error"]
         if not errors:
             self.seq += 1
+            self.event_no += 1
             self.view.apply_input(line)
             await self._publish(
-                self.topics.events, {**public_line(line), "seq": self.seq, "t": time.time(), "source": source}
+                self.topics.events,
+                {
+                    **public_line(line),
+                    "seq": self.seq,
+                    "event_seq": self.event_no,
+                    "t": time.time(),
+                    "source": source,
+                },
             )
         for o in outputs:
             self.seq += 1
+            self.ruling_no += 1
             self.view.apply_output(o)
             self.outputs.append(o)
-            await self._publish(self.topics.rulings, {**public_line(o), "seq": self.seq, "t": time.time()})
+            await self._publish(
+                self.topics.rulings,
+                {**public_line(o), "seq": self.seq, "ruling_seq": self.ruling_no, "t": time.time()},
+            )
         await self._publish(self.topics.state, public_snapshot(self.state()), retain=True)
         return outputs
 
@@ -114,9 +132,16 @@ class SimTable:
                 await self.feed(line, "nfc")
             else:
                 self.seq += 1
+                self.event_no += 1
                 await self._publish(
                     self.topics.events,
-                    {**public_line(line), "seq": self.seq, "t": time.time(), "source": "nfc"},
+                    {
+                        **public_line(line),
+                        "seq": self.seq,
+                        "event_seq": self.event_no,
+                        "t": time.time(),
+                        "source": "nfc",
+                    },
                 )
         return result
 

@@ -92,6 +92,25 @@ class Hand:
     button_seen: int | None = None
 
 
+# the rulings of a hand the director is shown in the state's `alerts` (most are put there where they
+# are made; the hand's play rules on the rest, e.g. out_of_turn, action_ruled, board_redeal)
+DIRECTOR_ALERTS = frozenset(
+    {
+        "misdeal",
+        "button_misplaced",
+        "dead_hand",
+        "boxed_card",
+        "replace_exposed",
+        "extra_card",
+        "out_of_turn",
+        "board_redeal",
+        "action_ruled",
+        "fouled_deck",
+        "blind_dodge",
+    }
+)
+
+
 class TableEngine(SeatsAndLevels, DealMonitor):
     """A poker table under one venue's rulebook. Feed it input lines; it answers with rulings."""
 
@@ -177,6 +196,10 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             absent = self._absent_at_turn()
             if absent:
                 out = [*out, *absent]
+        if out and self.hand is not None and any(o.kind in DIRECTOR_ALERTS for o in out):
+            kept = {id(a) for a in self.alerts}
+            self.alerts.extend(o for o in out if o.kind in DIRECTOR_ALERTS and id(o) not in kept)
+            del self.alerts[:-10]
         return out
 
     def _lines(self, out: list[OutputLine]) -> list[dict]:
@@ -243,12 +266,14 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             "sb": pos.sb if pos else None,
             "bb": pos.bb if pos else None,
             "dead_button": pos.dead_button if pos else False,
+            "dealer": pos.dealer if pos else None,
             "level": {"sb": self.level.sb, "bb": self.level.bb, "ante": self.level.ante}
             if self.level
             else None,
             "board": board,
             "to_act": h.play.to_act if self.in_hand else None,
             "alerts": self._lines(self.alerts),
+            "substantial_action": bool(h and h.deal.substantial),
         }
 
     # ----------------------------------------------------------------- table and seats

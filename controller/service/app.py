@@ -40,7 +40,7 @@ from controller.service.health import HealthBoard
 from controller.service.inbox import Inbox, Item
 from controller.service.privacy import public_line, public_snapshot
 from controller.service.sdnotify import notify, watchdog_interval
-from controller.service.snapshot import TableView, merge_engine_snapshot
+from controller.service.snapshot import SeatView, TableState
 from controller.service.sources import CameraSource, NfcSource, PanelLink, supervise
 
 log = logging.getLogger("smart_table.service")
@@ -111,13 +111,14 @@ class TableService:
         self.log: EventLog | None = None
         self.outbox: Outbox | None = None
         self.engine: Any = None
-        self.view = TableView(config.table.seats)
+        self.view = TableState(self._engine_snapshot)
         sizes = {"director": config.service.command_backlog}
         self.inbox = Inbox(config.service.queue_size, sizes)
         self.camera = CameraSource(config, self.health.part("camera"))
         self.panel = PanelLink(config, self.health.part("panel"))
         self.nfc = NfcSource(config, self.health.part("nfc"))
-        self.nfc.view = self.view  # a seated player's tap: bust-out or away/back (registry.checkin.SeatTaps)
+        # a seated player's tap: bust-out or away/back (registry.checkin.SeatTaps)
+        self.nfc.view = SeatView(self.view)
         self.panel.before_new_hand = self.nfc.new_hand_confirms
         self.link: MqttLink | None = None
         self.broker: Any = None
@@ -343,7 +344,7 @@ class TableService:
     def _rebuild(self, cause: BaseException) -> None:
         """A write failed after the engine had taken the batch: make the engine the log's again."""
         self.rebuilds += 1
-        self.view = TableView(self.cfg.table.seats)
+        self.view.clear()  # the same object: the NFC source reads it too
         self._open_engine()
         self._replay(rebuild=True)
         log.warning(
@@ -624,7 +625,8 @@ class TableService:
                 if cmd_key is not None:
                     self.log.record_command(cmd_key, seq, outs)
                 results.append((item, outs))
-            self.last_seq = last_seq  # the state document below names it
+            # the state document below names these (a failed commit rebuilds all three from the log)
+            self.last_seq, self.event_no, self.ruling_no = last_seq, event_no, ruling_no
             self._put_state()
         self.line_no, self.event_no, self.ruling_no = line_no, event_no, ruling_no
         return results
@@ -656,15 +658,8 @@ class TableService:
     # -- state -------------------------------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        """The public snapshot published as the retained `state`."""
-        engine_snapshot = None
-        snap = getattr(self.engine, "snapshot", None)
-        if callable(snap):
-            try:
-                engine_snapshot = snap()
-            except Exception as exc:
-                log.warning("event=engine_snapshot_failed error=%r", str(exc)[:200])
-        doc = merge_engine_snapshot(self.view.snapshot(), engine_snapshot)
+        """The public snapshot published as the retained `state`: the engine's, and the service's parts."""
+        doc = self.view.snapshot()
         t = self.cfg.table
         doc["table"] = {
             "id": t.id,
@@ -693,6 +688,16 @@ class TableService:
         engine["rebuilds"] = self.rebuilds
         doc["health"].setdefault("event_log", {})["refused"] = self.log_refused
         return public_snapshot(doc)
+
+    def _engine_snapshot(self) -> dict[str, Any] | None:
+        snap = getattr(self.engine, "snapshot", None)
+        if not callable(snap):
+            return None
+        try:
+            return snap()
+        except Exception as exc:
+            log.warning("event=engine_snapshot_failed error=%r", str(exc)[:200])
+            return None
 
     def _put_state(self) -> None:
         assert self.outbox is not None

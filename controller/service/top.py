@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from controller.mqtt.table_view import TableView
 from controller.mqtt.topics import ROOT, TableTopics
 
 STATUS_STYLE = {
@@ -72,47 +74,16 @@ class TopOptions:
         return cls(host, port, venue, table, username, password, args.once, args.wait)
 
 
-class TopModel:
-    """What the view knows: the last status, state and rulings of one table."""
+class TopModel(TableView):
+    """What the view knows of one table: the shared client-side model (controller/mqtt/table_view.py),
+    and how the connection is."""
 
     def __init__(self, topics: TableTopics) -> None:
-        self.topics = topics
-        self.status = "unknown"
-        self.state: dict[str, Any] = {}
-        self.rulings: deque[dict[str, Any]] = deque(maxlen=10)
-        self.rulings_received = 0  # all of them, so the view can say how many it no longer shows
-        self.events: deque[dict[str, Any]] = deque(maxlen=6)
+        super().__init__(topics)
         self.connection = "connecting"
-        self.last_message = 0.0
-        self.seen_seq: set[int] = set()
 
     def apply(self, topic: str, payload: bytes) -> None:
-        self.last_message = time.time()
-        prefix = self.topics.prefix + "/"
-        if not topic.startswith(prefix):
-            return
-        kind = topic[len(prefix) :]
-        if kind == "status":
-            self.status = payload.decode(errors="replace") or "unknown"
-            return
-        try:
-            doc = json.loads(payload)
-        except ValueError:
-            return
-        if not isinstance(doc, dict):
-            return
-        if kind == "state":
-            self.state = doc
-        elif kind in ("rulings", "events"):
-            seq = doc.get("seq")
-            if isinstance(seq, int):  # at-least-once delivery: drop what we already have
-                if seq in self.seen_seq:
-                    return
-                self.seen_seq.add(seq)
-                if len(self.seen_seq) > 5000:
-                    self.seen_seq = set(sorted(self.seen_seq)[-1000:])
-            (self.rulings if kind == "rulings" else self.events).append(doc)
-            self.rulings_received += kind == "rulings"
+        self.feed(topic, payload, time.time())
 
 
 class Discovery:
@@ -144,10 +115,8 @@ def _sentence(doc: dict[str, Any], state: dict[str, Any]) -> str:
 def recent_rulings(model: TopModel) -> tuple[list[dict[str, Any]], str]:
     """The rulings to show and where they come from: those received live, else the ones the retained
     state carries (a view started after the ruling still shows it)."""
-    if model.rulings:
-        return list(model.rulings), "last rulings"
-    kept = [r for r in model.state.get("last_rulings") or [] if isinstance(r, dict)]
-    return kept, "last rulings (from the table's retained state)"
+    shown, live = model.last_rulings()
+    return shown, "last rulings" if live else "last rulings (from the table's retained state)"
 
 
 def render(model: TopModel) -> Any:
@@ -166,6 +135,8 @@ def render(model: TopModel) -> Any:
         f"  profile {table_info.get('profile', '?')}  hand {s.get('hand_number') or '-'}",
         f"  phase {s.get('phase', '-')}  button {s.get('button') or '-'}",
         f"  connection {model.connection}",
+        f"  replayed {model.replays}" if model.replays else "",
+        (f"  lost {model.lost}", "red") if model.lost else "",
     )
     blinds = s.get("blinds") or {}
     level = Text(
@@ -264,14 +235,43 @@ class BrokerUnreachable(Exception):
     """The first connection failed: nothing to show, and the command says so and exits non-zero."""
 
 
+REPLAY_TICK = 0.5  # how often unanswered replays are asked again
+
+
+async def ask_replays(client: Any, model: TopModel | Discovery, now: float) -> bool:
+    """Ask each table with a gap in its streams for everything since the last line the view holds
+    (`cmd/replay`, issue 15); the answer comes back on the view's own reply topic, which the view
+    subscribes to. True when anything changed (a gap given up on passes the held lines on)."""
+    views = list(model.tables.values()) if isinstance(model, Discovery) else [model]
+    changed = False
+    for view in views:
+        requests, lines = view.tick(now)
+        changed = changed or bool(lines)
+        for body in requests:
+            prefix = view.topics.prefix
+            doc = {**body, "id": f"top-{os.getpid()}-{view.replays}-{body['since']}"}
+            doc["reply_to"] = f"{prefix}/reply/top-{os.getpid()}"
+            await client.publish(f"{prefix}/cmd/replay", json.dumps(doc), qos=1)
+    return changed
+
+
 async def watch(
     options: TopOptions, model: TopModel | Discovery, on_update: Any, stop: asyncio.Event, topic: str = ""
 ) -> None:
-    """Subscribe and fold messages until stopped; reconnect when a connection that worked drops.
-    Raises BrokerUnreachable when the very first connection fails."""
+    """Subscribe and fold messages until stopped; reconnect when a connection that worked drops; fill
+    gaps in the tables' streams with `cmd/replay`. Raises BrokerUnreachable when the very first
+    connection fails."""
     import aiomqtt
 
     connected_once = False
+
+    async def retry(client: Any) -> None:
+        with contextlib.suppress(aiomqtt.MqttError):  # the connection went: the reader reconnects
+            while True:
+                await asyncio.sleep(REPLAY_TICK)
+                if await ask_replays(client, model, time.time()):
+                    on_update()
+
     while not stop.is_set():
         try:
             async with aiomqtt.Client(
@@ -286,14 +286,19 @@ async def watch(
                 model.connection = f"{options.host}:{options.port}"
                 await client.subscribe(topic or model.topics.prefix + "/#", qos=1)
                 on_update()
-                async for message in client.messages:
-                    payload = (
-                        message.payload
-                        if isinstance(message.payload, bytes)
-                        else str(message.payload).encode()
-                    )
-                    model.apply(str(message.topic), payload)
-                    on_update()
+                retrying = asyncio.create_task(retry(client))
+                try:
+                    async for message in client.messages:
+                        payload = (
+                            message.payload
+                            if isinstance(message.payload, bytes)
+                            else str(message.payload).encode()
+                        )
+                        model.apply(str(message.topic), payload)
+                        await ask_replays(client, model, time.time())
+                        on_update()
+                finally:
+                    retrying.cancel()
         except aiomqtt.MqttError as exc:
             if not connected_once:
                 raise BrokerUnreachable(

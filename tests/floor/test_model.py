@@ -118,7 +118,7 @@ def test_alert_sentence_cites_the_rule_and_says_own_or_borrowed():
     )
     texts = [(a["text"], a["source"]) for a in f.alerts]
     assert (
-        "T1: misdeal: one of the first cards dealt was exposed; re-deal the hand (cool_mule:5.g, the venue's own rule).",
+        "T1: MISDEAL: one of the first cards off the deck was exposed. Collect, reshuffle, re-deal.  [cool_mule:5.g]",
         "cool_mule:5.g, the venue's own rule",
     ) in texts
     assert texts[0][1] == "bluff_street:29, borrowed from Bluff Street"

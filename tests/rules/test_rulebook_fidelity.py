@@ -1220,12 +1220,17 @@ def test_a_player_moved_to_his_correct_seat_takes_his_current_stack_with_him():
 
 
 def test_the_directors_view_shows_a_fouled_deck_and_a_blind_dodge_as_alerts():
-    from controller.service.snapshot import TableView
+    """The published state is the engine's snapshot (controller/service/snapshot.py): its `alerts`."""
+    from controller.service.snapshot import TableState
 
-    view = TableView(9)
-    view.apply_output({"type": "fouled_deck", "card": "7d", "rule": "bluff_street:33.d.2"})
-    view.apply_output(
-        {"type": "blind_dodge", "seat": 7, "from": 4, "player": "P4", "rule": "bluff_street:31"}
-    )
-    assert view.phase == "misdeal"
-    assert [a["type"] for a in view.alerts] == ["fouled_deck", "blind_dodge"]
+    t, h = start("bluff_street", players=(1, 2, 3, 4), stack=10000)
+    t.deal_all(h)
+    t.feed(act(4, "raise", 300), act(1, "call", 300), act(2, "call", 300), act(3, "call", 300))
+    t.feed({"type": "board", "cards": ["Ah", "7d", "2c"]})
+    t.feed(act(2, "bet", 500), act(3, "call", 500), act(4, "fold"), act(1, "fold"))
+    t.feed({"type": "board", "cards": ["7d"]})  # the seven of diamonds again (bluff_street:33.d.2)
+    doc = TableState(t.engine.snapshot).snapshot()
+    assert doc["phase"] == "misdeal" and [a["type"] for a in doc["alerts"]] == ["fouled_deck"]
+    t = _after_one_hand("bluff_street")
+    t.feed({"type": "leave", "seat": 4, "reason": "left"}, seat(7, "P4"))  # bluff_street:31
+    assert [a["type"] for a in TableState(t.engine.snapshot).snapshot()["alerts"]] == ["blind_dodge"]
