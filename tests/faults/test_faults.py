@@ -217,3 +217,86 @@ async def test_a_director_that_missed_rulings_recovers_them_by_replay(tmp_path, 
             await early_again.catch_up()
     assert_exactly_once(cfg.event_log_path(), late, flood)
     assert_exactly_once(cfg.event_log_path(), early_again, flood)
+
+
+def _health(recorder: Recorder, part: str) -> dict:
+    """The newest health of `part` the director's screen got in the retained `state`."""
+    states = recorder.docs("state")
+    return states[-1]["health"][part] if states else {}
+
+
+async def test_the_panel_unplugged_mid_session(tmp_path, broker):
+    """USB pulled: the serial device disappears and the panel loses power. The table says so (health
+    on MQTT), rules on, loses no ruling, and when the cable is back shows the newest scene by itself."""
+    cfg = mosquitto_table(tmp_path, broker, devices={"panel": "sim"})
+    flood = range(600)
+    async with (
+        TableService(cfg) as service,
+        Director(broker.port, cfg.prefix) as director,
+        Recorder(broker.port, cfg.prefix) as watcher,
+    ):
+        sim = service.panel.sim
+        for line in SEATED:
+            await service.inject(line)
+        await sim.wait_for(lambda st: st.get("mode") == "scene", timeout=10)
+        task = asyncio.create_task(inject_flood(service, flood[:300], group=10))
+        await director.wait_for(lambda d: len(d.delivered) > 100)
+        await sim.unplug()
+        assert not Path(sim.port).exists()  # the device node is gone, as with a real USB panel
+        await watcher.wait_for(lambda r: _health(r, "panel").get("status") == "failed", timeout=10)
+        assert "gone" in _health(watcher, "panel")["detail"]
+        await task
+        # the table goes on ruling without its panel: the rest of the flood is ruled while it is out
+        ruled_while_out = service.ruling_no
+        await inject_flood(service, flood[300:], group=10)
+        await director.wait_for(lambda d: len(d.delivered) >= ruled_while_out + 300)
+        assert service.health.part("panel").status == "failed"
+        await sim.replug()
+        await drained(service)
+        await watcher.wait_for(lambda r: _health(r, "panel").get("status") == "ok", timeout=10)
+        await director.catch_up()
+        # by itself, the panel shows what the table shows now (the newest scene, not a stale one)
+        await sim.wait_for(lambda st: st.get("text") == service.panel.scene.text, timeout=10)
+        assert service.health.part("panel").counters.get("vanished") == 1
+    assert_exactly_once(cfg.event_log_path(), director, flood)
+
+
+async def test_the_camera_vanishing_mid_session(tmp_path, broker):
+    """The camera's device goes away (USB pulled) mid-session: health says `failed` and `gone` on
+    MQTT, the table rules on what it still has (every other line), and the camera is reading frames
+    again by itself once the device is back, without a restart of the service."""
+    cfg = mosquitto_table(
+        tmp_path,
+        broker,
+        devices={"camera": "sim", "camera_fps": 10, "sim_width": 640, "sim_height": 360},
+    )
+    flood = range(600)
+    async with (
+        TableService(cfg) as service,
+        Director(broker.port, cfg.prefix) as director,
+        Recorder(broker.port, cfg.prefix) as watcher,
+    ):
+        camera = service.camera
+        for line in SEATED:
+            await service.inject(line)
+        assert service.health.part("camera").status == "ok"
+        task = asyncio.create_task(inject_flood(service, flood[:300], group=10))
+        await director.wait_for(lambda d: len(d.delivered) > 100)
+        camera.sim.unplugged = True
+        await watcher.wait_for(lambda r: _health(r, "camera").get("status") == "failed", timeout=10)
+        assert "gone" in _health(watcher, "camera")["detail"]
+        await task
+        frames_while_out = camera.frames
+        ruled_while_out = service.ruling_no
+        await inject_flood(service, flood[300:], group=10)  # ruled while the camera is away
+        await director.wait_for(lambda d: len(d.delivered) >= ruled_while_out + 300)
+        assert camera.frames == frames_while_out  # nothing read while the device is away
+        camera.sim.unplugged = False
+        await watcher.wait_for(lambda r: _health(r, "camera").get("status") == "ok", timeout=10)
+        async with asyncio.timeout(10):
+            while camera.frames < frames_while_out + 3:
+                await asyncio.sleep(0.05)
+        await drained(service)
+        await director.catch_up()
+        assert service.health.part("camera").counters.get("vanished") == 1
+    assert_exactly_once(cfg.event_log_path(), director, flood)
