@@ -10,6 +10,7 @@ into a silently ignored setting.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 from dataclasses import dataclass
@@ -222,3 +223,14 @@ def peek_envelope(payload: bytes | str) -> tuple[Any, str | None]:
     except CommandError:
         reply_to = None
     return ident, reply_to
+
+
+def redelivery_key(name: str, payload: bytes, mid: int) -> str:
+    """The key under which a command sent without an `id` is remembered: its topic and bytes (a
+    digest) and the MQTT packet id it came with. The broker delivers a command again, byte for byte
+    under the same packet id with DUP set, when the table died before acknowledging it; only such a
+    delivery is looked up (`IncomingCommand.dup`), so a director who sends the same command twice
+    on purpose gets it applied twice. A list, so it never equals a director's own `id` (json.dumps
+    of a string or a number)."""
+    digest = hashlib.sha256(name.encode() + b"\0" + payload).hexdigest()[:32]
+    return json.dumps(["redelivery", digest, mid])

@@ -158,7 +158,8 @@ class CameraSource:
         if self.present():
             return
         self.health.set(
-            "failed", f"camera {self.device_path() or self.spec} gone (unplugged?); waiting for it to come back"
+            "failed",
+            f"camera {self.device_path() or self.spec} gone (unplugged?); waiting for it to come back",
         )
         self.health.count("vanished")
         log.warning("event=camera_gone camera=%s", self.device_path() or self.spec)

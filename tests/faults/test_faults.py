@@ -13,6 +13,7 @@ from controller.service.eventlog import EventLog
 from tests.faults.harness import (
     SEATED,
     Director,
+    applied_counts,
     check_commands,
     check_rulings,
     flood_command,
@@ -300,3 +301,51 @@ async def test_the_camera_vanishing_mid_session(tmp_path, broker):
         await director.catch_up()
         assert service.health.part("camera").counters.get("vanished") == 1
     assert_exactly_once(cfg.event_log_path(), director, flood)
+
+
+def _anonymous(k: int) -> dict:
+    """A command as a director types it by hand: no `id` (flood_command without it)."""
+    return {key: v for key, v in flood_command(k).items() if key != "id"}
+
+
+async def test_commands_without_an_id_are_applied_once_across_a_killed_table(tmp_path, broker):
+    """A command without an `id` that the table logged but had not acknowledged when it was killed is
+    delivered again by the broker (DUP, same packet id): it is answered as a duplicate, not applied
+    twice; none is lost (issue 15). The same command sent twice on purpose is applied twice."""
+    config = _service_toml(tmp_path, broker.port)
+    log = tmp_path / "service.log"
+    proc = service_process(config, log)
+    flood = range(1200)
+    try:
+        async with Director(broker.port, PREFIX) as director:
+            await director.wait_for(lambda d: b"online" in d.status, timeout=15)
+            for line in SEATED:
+                assert (await director.ask("seat", {k: v for k, v in line.items() if k != "type"}))["ok"]
+            for _ in range(2):  # on purpose, twice: a new message each time, so applied twice
+                await director.publish("seat", _anonymous(5000), anonymous=True)
+            sender = asyncio.create_task(_send_all_anonymous(director, flood))
+            for restart in range(3):
+                await director.wait_for(lambda d, r=restart: d.status.count(b"online") > r, timeout=20)
+                await asyncio.sleep(0.3)
+                proc.send_signal(signal.SIGKILL)  # mid-flood: some logged, not yet acknowledged
+                proc.wait(10)
+                proc = service_process(config, log)
+            await sender
+            reply = await director.ask("status", {}, timeout=20)  # answered after all before it
+            assert reply["ok"]
+            await director.catch_up()
+    finally:
+        proc.kill()
+        proc.wait()
+    log_path = tmp_path / "events.db"
+    lost, twice = check_commands(log_path, flood)
+    assert (lost, twice) == ([], [])
+    assert applied_counts(log_path)["F-5000"] == 2
+    assert_exactly_once(log_path, director, flood)
+
+
+async def _send_all_anonymous(director: Director, numbers: range) -> None:
+    for k in numbers:
+        await director.publish("seat", _anonymous(k), anonymous=True)
+        if k % 10 == 0:
+            await asyncio.sleep(0.02)  # a steady stream over the restarts
