@@ -26,6 +26,8 @@ from typing import Any
 from controller.rules import protocol
 from controller.rules.borrowed import mark_borrowed
 from controller.rules.cards import ALL_CARDS
+from controller.rules.clock_call import reasonable_seconds
+from controller.rules.dodge import broken_table_dodge
 from controller.rules.errors import Rejected
 from controller.rules.profile import Profile, load_profile
 from controller.rules.seating import Player, PositionError, Positions, compute_positions
@@ -71,6 +73,7 @@ class Level:
     bb: int = 0
     ante: int = 0
     big_blind_ante: bool = False  # the big blind pays the table's ante (an addition to `level`)
+    minutes: int | None = None  # the level's length, where the floor says it (an addition: clock_call.py)
 
 
 @dataclass(slots=True)
@@ -421,6 +424,7 @@ class TableEngine:
 
     def _on_level(self, ev: dict, n: int) -> list[dict]:
         level = Level(ev["sb"], ev["bb"], ev.get("ante", 0), bool(ev.get("big_blind_ante", False)))
+        level.minutes = ev.get("minutes")  # bar_league:Calling a Clock measures in tenths of it
         return self._level_change(level)
 
     def _level_change(self, level: Level) -> list[dict]:
@@ -462,6 +466,8 @@ class TableEngine:
             self.busted_seats.discard(seat)
         if self.vacated:
             return self._reseated(seat, player_id)
+        if moved:  # from a broken table, after the big blind passed his seat (cool_mule:6.f): dodge.py
+            return broken_table_dodge(self, seat, player_id)
         return []
 
     def _reseated(self, seat: int, player_id: str) -> list[dict]:
@@ -1164,7 +1170,8 @@ class TableEngine:
         h = self._current("clock")
         if ev["seat"] not in h.play.live:
             raise Rejected(f"seat {ev['seat']} holds no live hand to put on the clock")
-        return [self._clock_line(ev["seat"], ev.get("seconds"))]
+        line = self._clock_line(ev["seat"], ev.get("seconds"))
+        return [{**line, **reasonable_seconds(self.profile, h.level.minutes)}]  # clock_call.py
 
     def _clock_line(self, seat: int, seconds: int | None) -> dict:
         """A clock on `seat`: the venue's length unless the director gave one, and its countdown

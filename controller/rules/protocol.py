@@ -169,6 +169,9 @@ def _v_table(ev: dict, seats: int) -> None:
         _choice(ev, "actions", ACTIONS_MODES)
 
 
+MAX_LEVEL_MINUTES = 1440
+
+
 def _v_level(ev: dict, seats: int) -> None:
     sb = _int(ev, "sb", minimum=0)
     bb = _int(ev, "bb", minimum=1)
@@ -177,6 +180,10 @@ def _v_level(ev: dict, seats: int) -> None:
         raise Rejected("field 'big_blind_ante' must be true or false")
     if sb > bb:
         raise Rejected(f"small blind {sb} is larger than the big blind {bb}")
+    _int(ev, "minutes", minimum=1, required=False, default=None)  # the level's length (clock_call.py)
+    _int(ev, "number", minimum=1, required=False, default=None)  # the event's level number
+    if ev.get("minutes") is not None and ev["minutes"] > MAX_LEVEL_MINUTES:
+        raise Rejected(f"field 'minutes': a level of {ev['minutes']} minutes is longer than a day")
 
 
 def _v_seat(ev: dict, seats: int) -> None:
@@ -395,6 +402,8 @@ def _accept_table(ev: dict, seats: int) -> bool:
 
 
 def _accept_level(ev: dict, seats: int) -> bool:
+    if "minutes" in ev or "number" in ev:
+        return False  # the checked path (_v_level) checks the level's length and number
     sb, bb = ev.get("sb"), ev.get("bb")
     if type(sb) is not int or type(bb) is not int or not 0 <= sb <= bb or not 1 <= bb <= MAX_CHIPS:
         return False

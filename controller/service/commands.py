@@ -82,7 +82,7 @@ def _ident(v: Any) -> Any:
 FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "seat": (("seat", "player"), ("name", "stack", "moved")),
     "leave": (("seat", "reason"), ()),
-    "level": (("sb", "bb"), ("ante",)),
+    "level": (("sb", "bb"), ("ante", "minutes", "number")),
     "button": (("seat",), ()),
     "hand_start": ((), ()),
     "hand_end": ((), ()),
@@ -124,6 +124,10 @@ def _line(name: str, body: dict[str, Any], seats: int) -> dict[str, Any] | None:
         line["sb"] = _int(body["sb"], "sb", 1, CHIPS)
         line["bb"] = _int(body["bb"], "bb", 1, CHIPS)
         line["ante"] = _int(body.get("ante", 0), "ante", 0, CHIPS)
+        if "minutes" in body:  # the level's length (bar_league:Calling a Clock: a tenth of it)
+            line["minutes"] = _int(body["minutes"], "minutes", 1, 1440)
+        if "number" in body:  # the event's level number (corner_pocket:General Rules.C: late until 8)
+            line["number"] = _int(body["number"], "number", 1, 1000)
         if line["sb"] > line["bb"]:
             raise CommandError(
                 "invalid", f"sb: the small blind {line['sb']} exceeds the big blind {line['bb']}"

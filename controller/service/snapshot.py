@@ -35,6 +35,7 @@ class TableView:
         self.seat_count = seats
         self.seats: dict[int, dict[str, Any]] = {}
         self.level: dict[str, int] = {"sb": 0, "bb": 0, "ante": 0}
+        self.level_number: int | None = None
         self.hand: dict[str, Any] = {}
         self.phase = "waiting"
         self.board: list[str] = []
@@ -59,6 +60,8 @@ class TableView:
             self.seats[seat]["away"] = kind == "away"
         elif kind == "level":
             self.level = {k: int(line.get(k) or 0) for k in ("sb", "bb", "ante")}
+            if isinstance(line.get("number"), int):  # the floor's level number (late arrival: checkin.py)
+                self.level_number = line["number"]
         elif kind == "hand_start":
             self.board = []
             self.alerts = []
@@ -107,6 +110,7 @@ class TableView:
             "alerts": list(self.alerts),
             "substantial_action": self.substantial_action,
             "last_rulings": list(self.last_rulings),
+            **({"level_number": self.level_number} if self.level_number is not None else {}),
         }
 
 

@@ -441,6 +441,7 @@ class NfcSource:
             raise Unavailable(f"NFC reader support not installed ({exc})") from None
         if self.checkin is None:
             self.checkin = await asyncio.to_thread(self._open_checkin)
+            self.apply_late_level()
         self.health.set("ok", f"reader {self.spec}")
 
         def reader_error(message: str) -> None:
@@ -462,6 +463,15 @@ class NfcSource:
                     await emit(line, "info" if line.get("type") in ("checkin", "bustout") else "in")
         finally:
             expiry.cancel()
+
+    def apply_late_level(self) -> None:
+        """The level from which a late player's seat is gone, where the book has one
+        (corner_pocket:General Rules.C: "until they arrive, are blinded out or the tournament reaches
+        level eight"); the table knows the level from the `level` line's `number` (the floor's push)."""
+        from controller.registry.policy import policy_for
+
+        policy = policy_for(self.cfg.table.profile)
+        self.checkin.late_level, self.checkin.late_level_rule = policy.late_level, policy.late_level_rule
 
     def note_first_deal(self, table: dict[str, Any] | None, now: datetime) -> None:
         """The late-registration deadline starts with the first deal (dragons_den: "you must be in your
