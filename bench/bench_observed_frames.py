@@ -9,6 +9,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -211,6 +212,7 @@ def run(profile: str, hands: int, seed: int) -> dict[str, Any]:
         "frames": table.k,
         "false_per_1000": 1000 * len(false_rulings) / hands,
         "false_examples": false_rulings[:3],
+        "false_by_type": dict(Counter(o["type"] for o in false_rulings)),
         "planted": planted,
         "seen": seen,
         "caught": caught,
@@ -246,6 +248,8 @@ def main_frames(argv: list[str]) -> int:
             f"{share:7.3f} {r['to_ruling_ms']:7.0f} (worst {r['to_ruling_worst_ms']:.0f}) {r['frame_ms']:8.1f}",
             flush=True,
         )
+        if r["false_by_type"]:
+            print(f"    false rulings by type: {r['false_by_type']}")
         for example in r["false_examples"]:
             print(f"    false ruling: {json.dumps(example)}")
         for line in r["missed"]:

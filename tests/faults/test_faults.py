@@ -349,3 +349,21 @@ async def _send_all_anonymous(director: Director, numbers: range) -> None:
         await director.publish("seat", _anonymous(k), anonymous=True)
         if k % 10 == 0:
             await asyncio.sleep(0.02)  # a steady stream over the restarts
+
+
+async def test_a_camera_whose_device_node_is_missing_waits_for_it_without_backing_off(tmp_path):
+    """A USB camera unplugged before the table starts: its node (`/dev/videoN`) does not exist. The
+    camera says `gone` in health and polls for the node instead of failing and backing off (up to
+    10 s a try), so it opens as soon as the camera is plugged in again."""
+    node = "/dev/video-smart-table-test-absent"
+    assert not Path(node).exists()
+    cfg = table_config(tmp_path, devices={"camera": node})
+    async with TableService(cfg) as service:
+        part = service.health.part("camera")
+        async with asyncio.timeout(20):
+            while part.status != "failed":
+                await asyncio.sleep(0.05)
+        assert "gone" in part.detail and node in part.detail
+        await asyncio.sleep(1.5)  # a failing source would have been restarted by now
+        assert part.counters.get("restarts", 0) == 0 and part.counters.get("vanished") == 1
+        assert (await service.inject(SEATED[0])) == []  # the table rules on without its camera
