@@ -9,7 +9,10 @@ before replay), commands lost or applied twice (goal 0), and the time to recover
 Recovery: from the fault being over (broker back, process started again, room on the disk) until
 the director has passed on every ruling the table had logged, and (full disk) every waiting line is
 logged. Kinds: broker (Mosquitto kill -9), link (the MQTT task dies), disk (SQLite page limit),
-kill (the service process kill -9), restart (SIGTERM and start again). The process kinds cost about
+kill (the service process kill -9), restart (SIGTERM and start again), panel (the LED panel's USB
+pulled: its serial device disappears; recovered when health is `ok` again and the panel shows the
+table's newest scene), camera (the camera's device goes away; recovered when health is `ok` and
+frames are read again). The process kinds cost about
 two seconds each (Python start-up), so `--process-faults` bounds them separately.
 """
 
@@ -46,11 +49,17 @@ from tests.service.conftest import service_process, write_toml  # noqa: E402
 PER_FAULT = 30  # flood lines around each fault
 
 
-def config(work: Path, port: int) -> Any:
+DEVICES = {
+    "panel": {"panel": "sim"},
+    "camera": {"camera": "sim", "camera_fps": 10, "sim_width": 640, "sim_height": 360},
+}
+
+
+def config(work: Path, port: int, kind: str = "") -> Any:
     return parse_config(
         {
             "table": {"seats": 6, "profile": "cool_mule", "venue": "v", "id": "t9"},
-            "devices": {"camera": "none", "panel": "none", "nfc": "none"},
+            "devices": {"camera": "none", "panel": "none", "nfc": "none", **DEVICES.get(kind, {})},
             "broker": {"host": "127.0.0.1", "port": port},
             "event_log": {"path": str(work / "events.db"), "synchronous": "normal"},
         },
@@ -74,7 +83,7 @@ async def in_process(kind: str, faults: int, work: Path) -> dict[str, Any]:
     (work / "broker").mkdir()
     broker = Mosquitto(work / "broker", extra=FLOOD_BROKER)
     broker.start()
-    cfg = config(work, broker.port)
+    cfg = config(work, broker.port, kind)
     recover: list[float] = []
     k = 0
     try:
@@ -99,6 +108,8 @@ async def in_process(kind: str, faults: int, work: Path) -> dict[str, Any]:
                     service.link._replies.put_nowait((f"{cfg.prefix}/reply/#", b"x", None, False))
                     t0 = time.monotonic()
                     await asyncio.gather(*(service.inject(flood_line(n)) for n in chunk[half:]))
+                elif kind in ("panel", "camera"):
+                    t0 = await _device_vanishes(service, kind, chunk[half:])
                 else:  # disk
                     conn = service.log.conn
                     conn.execute("VACUUM")  # no free pages left inside the file: the next line needs room
@@ -121,6 +132,35 @@ async def in_process(kind: str, faults: int, work: Path) -> dict[str, Any]:
     finally:
         broker.kill()
     return summary(kind, faults, work / "events.db", director, range(k), recover, replays)
+
+
+async def _until(predicate: Any, timeout: float = 20) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+
+async def _device_vanishes(service: TableService, kind: str, rest: range) -> float:
+    """Pull the device, rule the rest of the chunk while it is away, bring it back; returns when it
+    came back, having waited until the table has recovered it by itself."""
+    part = service.health.part(kind)
+    if kind == "panel":
+        sim = service.panel.sim
+        await sim.unplug()
+    else:
+        service.camera.sim.unplugged = True
+    await _until(lambda: part.status == "failed")
+    await asyncio.gather(*(service.inject(flood_line(n)) for n in rest))  # ruled without it
+    if kind == "panel":
+        t0 = time.monotonic()
+        await sim.replug()
+        await _until(lambda: part.status == "ok" and sim.state().get("text") == service.panel.scene.text)
+    else:
+        frames = service.camera.frames
+        t0 = time.monotonic()
+        service.camera.sim.unplugged = False
+        await _until(lambda: part.status == "ok" and service.camera.frames > frames)
+    return t0
 
 
 async def _emit(emit: Any, numbers: range) -> None:
@@ -217,14 +257,14 @@ async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--faults", type=int, default=100, help="faults of each in-process kind")
     ap.add_argument("--process-faults", type=int, default=20, help="faults of each process kind")
-    ap.add_argument("--kinds", default="broker,link,disk,kill,restart")
+    ap.add_argument("--kinds", default="broker,link,disk,panel,camera,kill,restart")
     args = ap.parse_args()
     logging.disable(logging.CRITICAL)  # the faults log what they should; the figures are the output
     rows = []
     for kind in args.kinds.split(","):
         with tempfile.TemporaryDirectory(prefix=f"bench-faults-{kind}-") as tmp:
             t0 = time.monotonic()
-            if kind in ("broker", "link", "disk"):
+            if kind in ("broker", "link", "disk", "panel", "camera"):
                 row = await in_process(kind, args.faults, Path(tmp))
             elif kind in ("kill", "restart"):
                 row = await process(kind, args.process_faults, Path(tmp))

@@ -1,16 +1,26 @@
-"""Self-dealt tables (`actions: observed`): 1,000 hands per rulebook, a known share with a misdeal the camera
+"""Self-dealt tables (`actions: observed`): hands per rulebook, a known share with a misdeal the camera
 can see. Prints false rulings per 1,000 hands (goal 0), the share of misdeals caught (goal >= 0.99) and the
-engine's time from the offending line to its ruling.
+time from the offending frame (or line) to the ruling.
 
-ENGINE LEVEL: the hands are protocol lines as the camera and the reader would send them, not rendered
+FRAMES (the default): every hand is rendered by hil's simulated camera (6 seats, one empty, 640x360 at
+10 frames/s), each frame goes through the real detector and vision.tracker, and the tracker's lines go
+into the engine: misreads, missed frames and the debounce happen as on a table. A misdeal the camera
+"could see" is one whose offending card the tracker reported (a face-up card, a card at the wrong seat);
+the ones it did not report are printed apart. The time to ruling is counted in frames from the first
+frame showing the offending card (100 ms each at 10 frames/s) plus the processing of each frame. About
+1.5 s of CPU per rendered hand on one core: `--hands` bounds it (default 40 per rulebook).
+
+    .venv/bin/python bench/bench_observed.py [--hands N] [--seed S]
+
+LINES (`--lines`): the hands are protocol lines as the camera and the reader would send them, not rendered
 frames through the detector. The camera's imperfections are modelled on the lines: a fold or chips
 movement it misses (15 %), one it reports twice (5 %), hands where it sees no betting at all (30 % of the
 rounds). Card misreads and missed frames are the vision pipeline's to measure (bench/bench_vision.py);
 every card line here is one the tracker's debounce let through.
 
-    .venv/bin/python bench/bench_observed.py [HANDS] [--entered]
+    .venv/bin/python bench/bench_observed.py --lines [HANDS] [--entered]
 
-`--entered` plays the same hands on a table that expects entered actions (the table before observed mode
+`--entered` (lines only) plays the same hands on a table that expects entered actions (the table before observed mode
 existed): the false rulings it prints are what a camera-only table used to say.
 """
 
@@ -177,6 +187,14 @@ def run(profile: str, hands: int, seed: int, actions: str = "observed") -> dict:
 
 
 def main() -> int:
+    if "--lines" in sys.argv:
+        return main_lines()
+    from bench.bench_observed_frames import main_frames
+
+    return main_frames(sys.argv[1:])
+
+
+def main_lines() -> int:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     hands = int(args[0]) if args else 1000
     actions = "entered" if "--entered" in sys.argv else "observed"

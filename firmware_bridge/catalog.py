@@ -183,6 +183,22 @@ SIGNALS: dict[str, tuple[str, list[dict[str, Any]]]] = {
             }
         ],
     ),
+    "bustout_question": (
+        "A seated player tapped their card during the hand: the table asks whether they are out. The "
+        "seat's ring counts down in red the seconds in which a second tap, or NEW HAND, confirms it "
+        "(the seat is then out: `leave` with reason eliminated); unanswered, the question goes off.",
+        [
+            _hand(),
+            {
+                "type": "bustout",
+                "seat": 7,
+                "player": "P17",
+                "confirmed": False,
+                "ask": "OUT? tap again or press NEW HAND",
+                "seconds": 30,
+            },
+        ],
+    ),
     "clock": (
         "The clock is called on a seat: its segment counts down (fewer LEDs as time runs out, blinking "
         "in the last ten seconds, red when time is up).",

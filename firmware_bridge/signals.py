@@ -1,7 +1,8 @@
 """The signal language: a pure fold from the rules engine's output lines to panel scenes.
 
 `SignalState(seats).apply(line)` takes one line of the table event protocol (the engine's output
-lines, see shared/spec/table-events.md, plus `button_seen`, `checkin`, `clock` and `hand_end`)
+lines, see shared/spec/table-events.md, plus `button_seen`, `checkin`, `bustout`, `clock` and
+`hand_end`)
 and returns the new Scene when what the players should see changed, else None. No clocks, no
 I/O: the same lines always give the same scenes, so a replayed event log re-creates the panel.
 
@@ -41,6 +42,7 @@ YOUR_TURN = _light("cyan", "chase")
 RULED = _light("magenta", "blink")  # your action was recorded as something else
 WINNER = _light("gold", "chase")
 ELIMINATED = _light("red", "pulse")
+BUSTOUT_SECONDS = 30  # the question's window when the line does not say (registry.checkin's default)
 WELCOME = _light("green", "pulse")
 MOVE_OUT = _light("purple", "blink")  # the floor moves this player to another table (balancing, breaking)
 MOVE_IN = _light("green", "blink")  # a player moved from another table takes this seat
@@ -85,6 +87,7 @@ SIGNAL_TYPES = (
     "error",
     "button_seen",
     "checkin",
+    "bustout",
     "clock",
     "hand_end",
     "move",  # the floor's `cmd/move` (balancing, breaking): who goes, to which table and seat
@@ -124,6 +127,9 @@ class SignalState:
         self._reset_hand()
         self._hand = _Hand()
         self._text = "READY"
+        # seat -> (seconds, call number) of an open bust-out question ("out?"): it outlives a new
+        # hand line (a tap between hands asks too) and ends with its answer or its expiry
+        self._questions: dict[int, tuple[int, int]] = {}
         self.scene = self._compose()
 
     # --- state ---------------------------------------------------------------------------------
@@ -164,6 +170,8 @@ class SignalState:
             put(seat, light)
         for seat, light in self._notice.items():
             put(seat, light)
+        for seat, (seconds, call) in self._questions.items():
+            put(seat, SeatLight(COLORS["red"], "countdown", seconds=seconds, clock_id=call))
         for seat, (seconds, call) in self._clocks.items():
             put(seat, SeatLight(COLORS["cyan"], "countdown", seconds=seconds, clock_id=call))
         if self._misdeal:
@@ -411,6 +419,36 @@ class SignalState:
         elif isinstance(reason, str) and reason:
             text += "\n" + reason.replace("_", " ")[:40]
         self._text = text
+
+    def _on_bustout(self, line: dict) -> None:
+        """A seated player tapped their card (registry.checkin.SeatTaps): the seat's ring counts down
+        in red the seconds in which a second tap, or NEW HAND, confirms "out"; the answer (or the
+        question's expiry, `ask` null) takes the question off the ring."""
+        seat = self._seat(line, "seat")
+        confirmed = line.get("confirmed")
+        if not isinstance(confirmed, bool):
+            raise SignalError(f"bustout.confirmed: expected true or false, got {confirmed!r}")
+        ask = line.get("ask")
+        if ask is not None and not isinstance(ask, str):
+            raise SignalError(f"bustout.ask: expected a string or null, got {ask!r}")
+        player = line.get("player")
+        who = player[:16] if isinstance(player, str) and player else f"seat {seat}"
+        if confirmed:
+            self._questions.pop(seat, None)  # type: ignore[arg-type]
+            self._marks[seat] = ELIMINATED  # type: ignore[index]
+            self._text = f"SEAT {seat} OUT\n{who}"
+            return
+        if ask is None:
+            if self._questions.pop(seat, None) is not None:  # type: ignore[arg-type]
+                self._text = f"SEAT {seat}\nnot out"
+            return
+        seconds = line.get("seconds", BUSTOUT_SECONDS)
+        if not isinstance(seconds, int) or isinstance(seconds, bool) or not 1 <= seconds <= 6553:
+            raise SignalError(f"bustout.seconds: expected 1..6553, got {seconds!r}")
+        self._clock_calls += 1
+        self._questions[seat] = (seconds, self._clock_calls)  # type: ignore[index]
+        how = "tap again or\nNEW HAND" if "NEW HAND" in ask else "tap again"
+        self._text = f"OUT? seat {seat}\n{who}\n{how}"
 
     def _on_clock(self, line: dict) -> None:
         seat = self._seat(line, "seat")

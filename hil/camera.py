@@ -68,6 +68,7 @@ class SimulatedCamera:
         self._cache: tuple[np.ndarray, dict] | None = None
         self.noise_every_frame = noise_every_frame
         self.stopped = False  # set True to simulate a camera that stops delivering frames
+        self.unplugged = False  # set True: the device is gone (USB pulled); the service waits for it
 
     # -- script ----------------------------------------------------------------------------
     def _changed(self) -> None:

@@ -356,7 +356,10 @@ class Floor:
             if t.sent_level == target and now - t.sent_at < LEVEL_RETRY_SECONDS:
                 continue
             t.sent_level, t.sent_at = target, now
-            out.append(self._cmd(t.table_id, "level", {"sb": lvl.sb, "bb": lvl.bb, "ante": lvl.ante}))
+            body = {"sb": lvl.sb, "bb": lvl.bb, "ante": lvl.ante, "number": lvl.number}
+            if lvl.seconds >= 60:  # the level's length: bar_league's clock may be called after a tenth
+                body["minutes"] = round(lvl.seconds / 60)
+            out.append(self._cmd(t.table_id, "level", body))
         out += self._colour_up(v)
         out += self._move_commands()
         return out

@@ -84,6 +84,10 @@ class IncomingCommand:
     correlation: bytes | None = None
     # tell the broker the command is handled (logged or answered); until then it is redelivered
     ack: Callable[[], None] = _no_ack
+    # the packet id and DUP flag: a command the broker delivers again (the table died before its
+    # ack) comes back with DUP set and the same packet id, so one without an `id` is still known
+    mid: int = 0
+    dup: bool = False
 
 
 class MqttLink:
@@ -108,6 +112,7 @@ class MqttLink:
         self.sent = 0
         self._wake = asyncio.Event()
         self._client: Any = None
+        self._dups: set[int] = set()  # packet ids paho delivered with DUP set, not yet handed on
         self._replies: asyncio.Queue[tuple[str, bytes, bytes | None, bool]] = asyncio.Queue(maxsize=1024)
         self.replies_dropped = 0
         self.crashes = 0  # failures inside the link that were not the network's (bugs, bad data)
@@ -233,6 +238,7 @@ class MqttLink:
         client = aiomqtt.Client(**self._client_kwargs())
         # acknowledge a command only once it is handled (IncomingCommand.ack): redelivered otherwise
         client._client.manual_ack_set(True)
+        self._watch_dup(client)
         async with client:
             self._client = client
             client.pending_calls_threshold = 4 * self.window
@@ -291,11 +297,28 @@ class MqttLink:
             correlation = getattr(props, "CorrelationData", None) if props is not None else None
             payload = message.payload if isinstance(message.payload, bytes) else str(message.payload).encode()
             ack = self._acker(client, message.mid, message.qos)
+            dup = message.mid in self._dups
+            self._dups.discard(message.mid)
             try:
-                self.on_command(IncomingCommand(name, payload, response_topic, correlation, ack))
+                self.on_command(
+                    IncomingCommand(name, payload, response_topic, correlation, ack, message.mid, dup)
+                )
             except Exception:  # a bug in one command must not drop the connection
                 log.exception("event=command_handler_failed command=%s", name[:40])
                 ack()
+
+    def _watch_dup(self, client: Any) -> None:
+        """aiomqtt's Message drops paho's DUP flag: note it by packet id as paho hands messages over."""
+        paho = client._client
+        inner = paho.on_message
+        dups = self._dups = set[int]()
+
+        def on_message(c: Any, userdata: Any, message: Any) -> None:
+            if message.qos and message.dup:
+                dups.add(message.mid)
+            inner(c, userdata, message)
+
+        paho.on_message = on_message
 
     def _acker(self, client: Any, mid: int, qos: int) -> Callable[[], None]:
         """Acknowledge once, and only on the connection the command came in on."""

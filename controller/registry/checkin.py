@@ -146,6 +146,9 @@ class TableCheckIn:
         self.event_id = event_id
         self.verifier = verifier
         self.late_deadline = late_deadline
+        # corner_pocket:General Rules.C: a late player's seat is gone once the tournament reaches level 8
+        self.late_level: int | None = None
+        self.late_level_rule = ""
         self.seat_taps = SeatTaps()
 
     def _refuse(
@@ -286,6 +289,16 @@ class TableCheckIn:
                 now,
                 "late",
                 f"{player} tapped in after the late-arrival deadline {self.late_deadline.isoformat()}",
+                player,
+            )
+        reached = (table or {}).get("level_number")
+        if self.late_level is not None and isinstance(reached, int) and reached >= self.late_level:
+            return self._refuse(
+                uid,
+                now,
+                "late",
+                f"{player} tapped in at level {reached}: a late player keeps a seat until level "
+                f"{self.late_level} ({self.late_level_rule})",
                 player,
             )
         self.registry.record_checkin(self.event_id, player, self.table_id, assigned.seat, uid, now=now)

@@ -28,6 +28,8 @@ class RegistrationPolicy:
     seat1_button_rule: str
     late_minutes_after_first_deal: int | None  # None: no time-based deadline
     late_rule: str
+    late_level: int | None  # from this level number on a late player's seat is gone (corner_pocket)
+    late_level_rule: str
     starting_stack: int | None
     starting_stack_rule: str
 
@@ -58,6 +60,7 @@ def policy_for(profile: str) -> RegistrationPolicy:
         raise ValueError(f"unknown profile {profile!r} (one of {', '.join(PROFILES)})")
     age = _setting(profile, "registration", "minimum_age") or (DEFAULT_MIN_AGE, "cool_mule:1.d")
     late = _setting(profile, "registration", "late_arrival_minutes") or (0, f"{profile}: silent")
+    level = _setting(profile, "registration", "late_arrival_level") or (0, f"{profile}: silent")
     button = _setting(profile, "seating", "first_button") or ("right_of_dealer", f"{profile}: silent")
     stack, stack_rule = STARTING_STACKS.get(profile, (None, f"{profile}: silent (set per event)"))
     return RegistrationPolicy(
@@ -68,6 +71,8 @@ def policy_for(profile: str) -> RegistrationPolicy:
         seat1_button_rule=button[1],
         late_minutes_after_first_deal=int(late[0]) or None,
         late_rule=late[1],
+        late_level=int(level[0]) or None,
+        late_level_rule=level[1],
         starting_stack=stack,
         starting_stack_rule=stack_rule,
     )

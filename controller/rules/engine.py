@@ -26,10 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from msgspec import UNSET, UnsetType
 
 from controller.rules import events
 from controller.rules.borrowed import mark_borrowed
+from controller.rules.clock_call import reasonable_seconds
 from controller.rules.deal_monitor import DealMonitor, DealState
 from controller.rules.errors import Rejected
 from controller.rules.events import (
@@ -274,6 +276,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             "to_act": h.play.to_act if self.in_hand else None,
             "alerts": self._lines(self.alerts),
             "substantial_action": bool(h and h.deal.substantial),
+            **({"level_number": self.level.number} if self.level and self.level.number else {}),
         }
 
     # ----------------------------------------------------------------- table and seats
@@ -485,7 +488,9 @@ class TableEngine(SeatsAndLevels, DealMonitor):
         h = self._current("clock")
         if ev.seat not in h.play.live:
             raise Rejected(f"seat {ev.seat} holds no live hand to put on the clock")
-        return [self._clock_line(ev.seat, ev.seconds)]
+        line = self._clock_line(ev.seat, ev.seconds)
+        measure = reasonable_seconds(self.profile, h.level.minutes)  # clock_call.py
+        return [msgspec.structs.replace(line, **measure) if measure else line]
 
     def _clock_line(self, seat: int, seconds: int | None) -> ClockLine:
         """A clock on `seat`: the venue's length unless the director gave one, and its countdown

@@ -73,6 +73,8 @@ class Level(_Event, frozen=True, tag="level"):
     bb: int
     ante: int = 0
     big_blind_ante: bool = False
+    minutes: int | None = None  # (addition) the level's length, where the floor says it (clock_call.py)
+    number: int | None = None  # (addition) the event's level number (corner_pocket:General Rules.C)
 
 
 class Seat(_Event, frozen=True, tag="seat"):
@@ -467,14 +469,17 @@ class ClockLine(_Output, frozen=True, kw_only=True, tag="clock"):
     seconds: int
     countdown: int
     rule: str
+    reasonable_seconds: int | UnsetType = UNSET  # a tenth of the level at Bar League (clock_call.py)
 
 
 class BlindDodge(_Output, frozen=True, kw_only=True, tag="blind_dodge"):
     """(addition) A player moved from seat `from` skips a blind he was due (bluff_street:31)."""
 
     seat: int
-    from_: int = msgspec.field(name="from")
+    from_: int | None = msgspec.field(name="from")
     player: str
+    broken_table: bool | UnsetType = UNSET  # moved from a broken table (dodge.py, cool_mule:6.f)
+    skipped_bb_in_hand: int | UnsetType = UNSET
     rule: str
 
 
@@ -699,7 +704,14 @@ def _level(ev: dict, seats: int) -> Level:
     big_blind_ante = _bool(ev, "big_blind_ante", "field 'big_blind_ante' must be true or false")
     if sb > bb:
         raise Rejected(f"small blind {sb} is larger than the big blind {bb}")
-    return Level(sb, bb, ante, big_blind_ante)
+    minutes = _int(ev, "minutes", minimum=1, required=False)  # the level's length (clock_call.py)
+    number = _int(ev, "number", minimum=1, required=False)  # the event's level number
+    if minutes is not None and minutes > MAX_LEVEL_MINUTES:
+        raise Rejected(f"field 'minutes': a level of {minutes} minutes is longer than a day")
+    return Level(sb, bb, ante, big_blind_ante, minutes, number)
+
+
+MAX_LEVEL_MINUTES = 1440
 
 
 def _player(ev: dict) -> str:

@@ -45,6 +45,8 @@ def describe(line: dict[str, Any], engine: Any = None) -> str:
         return " ".join(parts) + rule
     if kind == "misdeal":
         return f"MISDEAL: {REASONS.get(line['reason'], line['reason'])}. Collect, reshuffle, re-deal.{rule}"
+    if kind == "blind_dodge" and line.get("broken_table"):
+        return f"Seat {line['seat']} ({line['player']}) came from a broken table after the big blind passed this seat: if he dodged it on purpose, he is penalised (the director's call); he waits for the button to pass.{rule}"
     if kind == "blind_dodge":
         return f"Seat {line['seat']} ({line['player']}) moved from seat {line['from']} and skips a blind he was due: if intentional, he forfeits both blinds and is penalised (the director's call).{rule}"
     if kind == "fouled_deck":

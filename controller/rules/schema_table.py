@@ -22,9 +22,11 @@ SCHEMA = {
         "self_dealt": Spec(bool, doc="players deal in turn; the panel shows the dealer seat"),
         "blind_dodge": Spec(
             str,
-            ("flag", "not_seen"),
-            doc="a player who changes seat at this table and so skips a blind he was due: a `blind_dodge` "
-            "line for the director, or nothing (the book's dodge happens at a broken table)",
+            ("flag", "flag_broken_table", "not_seen"),
+            doc="a player who changes seat at this table and so skips a blind he was due (`flag`), or a "
+            "player moved from a broken table who sits down after the big blind passed his seat "
+            "(`flag_broken_table`, controller/rules/dodge.py): a `blind_dodge` line for the director; "
+            "or nothing",
         ),
     },
     "deal": {
@@ -83,6 +85,13 @@ SCHEMA = {
             int, minimum=1, doc="from the call for a clock to the end of the countdown, when the hand is dead"
         ),
         "clock_countdown_seconds": Spec(int, minimum=1, doc="the spoken countdown at the end of the clock"),
+        "clock_call_after": Spec(
+            str,
+            ("reasonable", "tenth_of_level"),
+            doc="how long a player may think before a clock may be called: the floor's judgement, or a "
+            "tenth of the level's length (the `level` line's `minutes`): `clock` lines carry it as "
+            "`reasonable_seconds` (controller/rules/clock_call.py)",
+        ),
         "time_penalty": Spec(str, ("away_dealt_in",), doc="a penalised player is dealt in, the hand dead"),
         "elimination_order": Spec(str, ("bigger_start_stack_higher",)),
         "penalty_round": Spec(
@@ -100,6 +109,12 @@ SCHEMA = {
     "registration": {
         "minimum_age": Spec(int, minimum=0),
         "late_arrival_minutes": Spec(int, minimum=0, doc="0: no deadline; else minutes after the first deal"),
+        "late_arrival_level": Spec(
+            int,
+            minimum=0,
+            doc="0: none; else the level from which a late player's seat is gone (the `level` line's "
+            "`number`, filled by the floor): a first tap-in at that level or later is refused",
+        ),
         "random_seat_draw": Spec(bool),
         "wrong_seat": Spec(str, ("move_to_correct_seat",)),
     },

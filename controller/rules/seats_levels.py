@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
+from controller.rules.dodge import broken_table_dodge
 from controller.rules.errors import Rejected
 from controller.rules.events import (
     Away,
@@ -42,6 +43,8 @@ class Level:
     bb: int = 0
     ante: int = 0
     big_blind_ante: bool = False  # the big blind pays the table's ante (an addition to `level`)
+    minutes: int | None = None  # the level's length, where the floor says it (an addition: clock_call.py)
+    number: int | None = None  # the event's level number, where the floor says it (corner_pocket:General Rules.C)
 
 
 class SeatsAndLevels:
@@ -71,7 +74,8 @@ class SeatsAndLevels:
 
     def rule_level(self, ev: LevelEvent, n: int) -> list[OutputLine]:
         """New blinds: they take effect when the venue's book says (`_level_change`)."""
-        return self._level_change(Level(ev.sb, ev.bb, ev.ante, ev.big_blind_ante))
+        # bar_league:Calling a Clock measures in tenths of the level's minutes
+        return self._level_change(Level(ev.sb, ev.bb, ev.ante, ev.big_blind_ante, ev.minutes, ev.number))
 
     def _level_change(self, level: Level) -> list[OutputLine]:
         """When a new level takes effect, as each book says: the next hand (cool_mule:6.h, dragons_den:18,
@@ -113,6 +117,8 @@ class SeatsAndLevels:
             self.busted_seats.discard(seat)
         if self.vacated:
             return self._reseated(seat, player_id)
+        if moved:  # from a broken table, after the big blind passed his seat (cool_mule:6.f): dodge.py
+            return broken_table_dodge(self, seat, player_id)
         return []
 
     def _reseated(self, seat: int, player_id: str) -> list[OutputLine]:

@@ -33,7 +33,7 @@ from typing import Any
 from controller.mqtt.link import IncomingCommand, LinkSettings, MqttLink
 from controller.mqtt.outbox import Outbox
 from controller.mqtt.topics import TableTopics, encodable
-from controller.service.commands import NOTICES, CommandError, parse_command, peek_envelope
+from controller.service.commands import NOTICES, CommandError, parse_command, peek_envelope, redelivery_key
 from controller.service.config import Config, read_secret
 from controller.service.eventlog import EventLog
 from controller.service.health import HealthBoard
@@ -599,8 +599,8 @@ class TableService:
                     results.append((item, []))
                     continue
                 cmd_key = item.meta.get("cmd_id")
-                if cmd_key is not None:
-                    earlier = self.log.command_outputs(cmd_key)
+                if cmd_key is not None and item.meta.get("redelivered", True):
+                    earlier = self.log.command_outputs(cmd_key, self._redelivery_since(item))
                     if earlier is not None:  # delivered again (the broker redelivers unacked ones)
                         item.meta["duplicate"] = True
                         results.append((item, earlier))
@@ -630,6 +630,13 @@ class TableService:
             self._put_state()
         self.line_no, self.event_no, self.ruling_no = line_no, event_no, ruling_no
         return results
+
+    def _redelivery_since(self, item: Item) -> float | None:
+        """A command without an id matches only what was logged within the broker's session expiry
+        (what the broker can still be redelivering): packet ids are reused after that."""
+        if "redelivered" not in item.meta:
+            return None
+        return time.time() - max(self.cfg.broker.session_expiry, 60)
 
     def _public_doc(
         self, line: dict[str, Any], seq: int, t: float, source: str | None, number: tuple[str, int]
@@ -789,6 +796,9 @@ class TableService:
         item = Item("director", command.line, kind=kind, future=future, t=time.time())
         if command.id is not None:
             item.meta["cmd_id"] = json.dumps(command.id)
+        elif cmd.mid:  # no id: still applied once if the broker delivers it again (issue 15)
+            item.meta["cmd_id"] = redelivery_key(cmd.name, cmd.payload, cmd.mid)
+            item.meta["redelivered"] = cmd.dup
         if not self.inbox.try_put(item):
             self._refuse(cmd, command.id, topic, "busy", "the table is busy; command not applied, try again")
             cmd.ack()

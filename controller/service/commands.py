@@ -10,6 +10,7 @@ into a silently ignored setting.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 from dataclasses import dataclass
@@ -81,7 +82,7 @@ def _ident(v: Any) -> Any:
 FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "seat": (("seat", "player"), ("name", "stack", "moved")),
     "leave": (("seat", "reason"), ()),
-    "level": (("sb", "bb"), ("ante",)),
+    "level": (("sb", "bb"), ("ante", "minutes", "number")),
     "button": (("seat",), ()),
     "hand_start": ((), ()),
     "hand_end": ((), ()),
@@ -127,6 +128,10 @@ def _line(name: str, body: dict[str, Any], seats: int) -> dict[str, Any] | None:
         line["sb"] = _int(body["sb"], "sb", 1, CHIPS)
         line["bb"] = _int(body["bb"], "bb", 1, CHIPS)
         line["ante"] = _int(body.get("ante", 0), "ante", 0, CHIPS)
+        if "minutes" in body:  # the level's length (bar_league:Calling a Clock: a tenth of it)
+            line["minutes"] = _int(body["minutes"], "minutes", 1, 1440)
+        if "number" in body:  # the event's level number (corner_pocket:General Rules.C: late until 8)
+            line["number"] = _int(body["number"], "number", 1, 1000)
         if line["sb"] > line["bb"]:
             raise CommandError(
                 "invalid", f"sb: the small blind {line['sb']} exceeds the big blind {line['bb']}"
@@ -240,3 +245,14 @@ def peek_envelope(payload: bytes | str) -> tuple[Any, str | None]:
     except CommandError:
         reply_to = None
     return ident, reply_to
+
+
+def redelivery_key(name: str, payload: bytes, mid: int) -> str:
+    """The key under which a command sent without an `id` is remembered: its topic and bytes (a
+    digest) and the MQTT packet id it came with. The broker delivers a command again, byte for byte
+    under the same packet id with DUP set, when the table died before acknowledging it; only such a
+    delivery is looked up (`IncomingCommand.dup`), so a director who sends the same command twice
+    on purpose gets it applied twice. A list, so it never equals a director's own `id` (json.dumps
+    of a string or a number)."""
+    digest = hashlib.sha256(name.encode() + b"\0" + payload).hexdigest()[:32]
+    return json.dumps(["redelivery", digest, mid])

@@ -139,9 +139,16 @@ class EventLog:
         row = self.conn.execute(f"SELECT MAX(pub) FROM events WHERE kind IN ({marks})", kinds).fetchone()
         return int(row[0] or 0)
 
-    def command_outputs(self, ident: str) -> list[dict[str, Any]] | None:
-        """The outputs of the director command with this id, if it was applied."""
-        row = self.conn.execute("SELECT outputs FROM commands WHERE id = ?", (ident,)).fetchone()
+    def command_outputs(self, ident: str, logged_after: float | None = None) -> list[dict[str, Any]] | None:
+        """The outputs of the director command with this id, if it was applied (and, with
+        `logged_after`, logged after that time)."""
+        if logged_after is None:
+            row = self.conn.execute("SELECT outputs FROM commands WHERE id = ?", (ident,)).fetchone()
+        else:
+            row = self.conn.execute(
+                "SELECT c.outputs FROM commands c JOIN events e ON e.seq = c.seq WHERE c.id = ? AND e.t > ?",
+                (ident, logged_after),
+            ).fetchone()
         return None if row is None else list(json.loads(row[0]))
 
     def record_command(self, ident: str, seq: int, outputs: list[dict[str, Any]]) -> None:

@@ -116,4 +116,6 @@ def table_document(
     }
     if engine.get("to_act") is not None:  # absent between turns, as published since the first release
         doc["to_act"] = engine["to_act"]
+    if isinstance(engine.get("level_number"), int):  # the floor's level number (late arrival: checkin.py)
+        doc["level_number"] = engine["level_number"]
     return doc

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -128,40 +129,86 @@ class CameraSource:
             self.health.set("disabled", "devices.camera = none")
             await _forever()
         try:
-            from vision.layout import default_layout, load_layout
-            from vision.tracker import Tracker
+            import vision.layout  # installed? (the frames loop uses it and the tracker)
+            import vision.tracker  # noqa: F401
         except ImportError as exc:
             raise Unavailable(f"vision tracker not installed ({exc})") from None
         if self.detector is None:
             self.detector = await asyncio.to_thread(self._open_detector)
-        frames = self._sim_frames() if self.spec == "sim" else self._device_frames()
-        self.last_frame = time.monotonic()
         watch = asyncio.create_task(self._watch_stall())
         try:
-            async for t, frame in frames:
-                self.last_frame = time.monotonic()
-                self.frames += 1
-                if self.deck_problem:
-                    self.health.set("degraded", self.deck_problem)
-                elif self.health.status != "ok":
-                    self.health.set("ok", f"{self.spec}: frames arriving")
-                if self.tracker is None:
-                    if self.cfg.devices.layout:
-                        layout = load_layout(self.cfg.devices.layout)
-                    else:
-                        height, width = frame.shape[:2]
-                        layout = default_layout(self.cfg.table.seats, width, height)
-                    self.detector.layout = layout
-                    self.tracker = Tracker(
-                        layout,
-                        debounce_frames=self.cfg.devices.camera_debounce_frames,
-                        detector=self.detector,
-                    )
-                lines = await asyncio.to_thread(self._update, frame, t)
-                for line in lines:
-                    await emit(line, "in")
+            while True:
+                await self._until_present()
+                try:
+                    await self._read_frames(emit)
+                except Exception:
+                    if self.present():
+                        raise  # the device is there and failed: supervise retries with backoff
+                    continue  # unplugged mid-stream: wait for it, reopen at once when it is back
+                if self.present():
+                    return  # the stream ended with the device there: supervise restarts it
         finally:
             watch.cancel()
+
+    # -- the device vanishing (USB pulled, driver gone) and coming back --------------------------
+
+    def device_path(self) -> str | None:
+        """The camera's device node (`/dev/video0`, `v4l2:/dev/video0`), or None for other specs."""
+        spec = self.spec.removeprefix("v4l2:")
+        return spec if spec.startswith("/dev/") else None
+
+    def present(self) -> bool:
+        """Whether the camera's device is there: its node exists (the simulated camera: not
+        `unplugged`). Specs with nothing to look at (a video file, a folder) count as present."""
+        if self.spec == "sim":
+            return not getattr(self.sim, "unplugged", False)
+        path = self.device_path()
+        return path is None or os.path.exists(path)
+
+    async def _until_present(self) -> None:
+        """A vanished camera is said once in health (`failed`, so the director sees it on MQTT) and
+        polled for, not retried with backoff: the table rules on without it, and the first frame
+        after it is back puts it `ok` again (issue 15: recovers by itself)."""
+        if self.present():
+            return
+        self.health.set(
+            "failed",
+            f"camera {self.device_path() or self.spec} gone (unplugged?); waiting for it to come back",
+        )
+        self.health.count("vanished")
+        log.warning("event=camera_gone camera=%s", self.device_path() or self.spec)
+        while not self.present():
+            await asyncio.sleep(0.1)
+        log.info("event=camera_back camera=%s", self.device_path() or self.spec)
+
+    async def _read_frames(self, emit: Emit) -> None:
+        from vision.layout import default_layout, load_layout
+        from vision.tracker import Tracker
+
+        frames = self._sim_frames() if self.spec == "sim" else self._device_frames()
+        self.last_frame = time.monotonic()
+        async for t, frame in frames:
+            self.last_frame = time.monotonic()
+            self.frames += 1
+            if self.deck_problem:
+                self.health.set("degraded", self.deck_problem)
+            elif self.health.status != "ok":
+                self.health.set("ok", f"{self.spec}: frames arriving")
+            if self.tracker is None:
+                if self.cfg.devices.layout:
+                    layout = load_layout(self.cfg.devices.layout)
+                else:
+                    height, width = frame.shape[:2]
+                    layout = default_layout(self.cfg.table.seats, width, height)
+                self.detector.layout = layout
+                self.tracker = Tracker(
+                    layout,
+                    debounce_frames=self.cfg.devices.camera_debounce_frames,
+                    detector=self.detector,
+                )
+            lines = await asyncio.to_thread(self._update, frame, t)
+            for line in lines:
+                await emit(line, "in")
 
     def _open_detector(self) -> Detector:
         """Worker thread: the venue's deck (or the built-in reader), warmed up before READY.
@@ -210,6 +257,8 @@ class CameraSource:
                 continue
             except TimeoutError:
                 pass
+            if not self.present():
+                raise RuntimeError("sim camera: device gone")
             if self.sim is None or self.sim.stopped:
                 continue  # a hung camera: nothing arrives
             frame, _truth = await asyncio.to_thread(self.sim.frame)
@@ -319,6 +368,10 @@ class PanelLink:
                 self.health.set(
                     "ok", f"port {port}, firmware {h.get('fw_version')}, boot {h.get('boot_counter')}"
                 )
+            elif not os.path.exists(port) and "://" not in port:
+                if self.health.status != "failed" or "gone" not in self.health.detail:
+                    self.health.count("vanished")  # USB pulled: the serial device itself is gone
+                self.health.set("failed", f"port {port} gone (panel unplugged?); waiting for it to come back")
             else:
                 self.health.set(
                     "failed", f"port {port}: panel not answering ({h.get('last_error') or 'no reply'})"
@@ -399,6 +452,7 @@ class NfcSource:
             raise Unavailable(f"NFC reader support not installed ({exc})") from None
         if self.checkin is None:
             self.checkin = await asyncio.to_thread(self._open_checkin)
+            self.apply_late_level()
         self.health.set("ok", f"reader {self.spec}")
 
         def reader_error(message: str) -> None:
@@ -420,6 +474,15 @@ class NfcSource:
                     await emit(line, "info" if line.get("type") in ("checkin", "bustout") else "in")
         finally:
             expiry.cancel()
+
+    def apply_late_level(self) -> None:
+        """The level from which a late player's seat is gone, where the book has one
+        (corner_pocket:General Rules.C: "until they arrive, are blinded out or the tournament reaches
+        level eight"); the table knows the level from the `level` line's `number` (the floor's push)."""
+        from controller.registry.policy import policy_for
+
+        policy = policy_for(self.cfg.table.profile)
+        self.checkin.late_level, self.checkin.late_level_rule = policy.late_level, policy.late_level_rule
 
     def note_first_deal(self, table: dict[str, Any] | None, now: datetime) -> None:
         """The late-registration deadline starts with the first deal (dragons_den: "you must be in your

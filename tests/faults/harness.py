@@ -124,16 +124,18 @@ class Director:
                     async with asyncio.timeout(0.2):
                         await self._changed.wait()
 
-    async def publish(self, name: str, body: dict[str, Any]) -> str:
-        """A command (QoS 1) with an id; returns the id. Waits while the broker is away."""
+    async def publish(self, name: str, body: dict[str, Any], anonymous: bool = False) -> str:
+        """A command (QoS 1) with an id (`anonymous`: without one, as a hand-typed mosquitto_pub
+        sends it); returns the id. Waits while the broker is away."""
         body = {"reply_to": f"{self.prefix}/reply/{self.identifier}", **body}
-        body.setdefault("id", f"{self.identifier}-{next(self._ids)}")
+        if not anonymous:
+            body.setdefault("id", f"{self.identifier}-{next(self._ids)}")
         while True:
             await self.connected.wait()
             assert self.client is not None
             try:
                 await self.client.publish(f"{self.prefix}/cmd/{name}", json.dumps(body), qos=1, timeout=5)
-                return str(body["id"])
+                return str(body.get("id", ""))
             except aiomqtt.MqttError:
                 await asyncio.sleep(0.1)
 

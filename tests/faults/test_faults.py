@@ -13,6 +13,7 @@ from controller.service.eventlog import EventLog
 from tests.faults.harness import (
     SEATED,
     Director,
+    applied_counts,
     check_commands,
     check_rulings,
     flood_command,
@@ -217,3 +218,152 @@ async def test_a_director_that_missed_rulings_recovers_them_by_replay(tmp_path, 
             await early_again.catch_up()
     assert_exactly_once(cfg.event_log_path(), late, flood)
     assert_exactly_once(cfg.event_log_path(), early_again, flood)
+
+
+def _health(recorder: Recorder, part: str) -> dict:
+    """The newest health of `part` the director's screen got in the retained `state`."""
+    states = recorder.docs("state")
+    return states[-1]["health"][part] if states else {}
+
+
+async def test_the_panel_unplugged_mid_session(tmp_path, broker):
+    """USB pulled: the serial device disappears and the panel loses power. The table says so (health
+    on MQTT), rules on, loses no ruling, and when the cable is back shows the newest scene by itself."""
+    cfg = mosquitto_table(tmp_path, broker, devices={"panel": "sim"})
+    flood = range(600)
+    async with (
+        TableService(cfg) as service,
+        Director(broker.port, cfg.prefix) as director,
+        Recorder(broker.port, cfg.prefix) as watcher,
+    ):
+        sim = service.panel.sim
+        for line in SEATED:
+            await service.inject(line)
+        await sim.wait_for(lambda st: st.get("mode") == "scene", timeout=10)
+        task = asyncio.create_task(inject_flood(service, flood[:300], group=10))
+        await director.wait_for(lambda d: len(d.delivered) > 100)
+        await sim.unplug()
+        assert not Path(sim.port).exists()  # the device node is gone, as with a real USB panel
+        await watcher.wait_for(lambda r: _health(r, "panel").get("status") == "failed", timeout=10)
+        assert "gone" in _health(watcher, "panel")["detail"]
+        await task
+        # the table goes on ruling without its panel: the rest of the flood is ruled while it is out
+        ruled_while_out = service.ruling_no
+        await inject_flood(service, flood[300:], group=10)
+        await director.wait_for(lambda d: len(d.delivered) >= ruled_while_out + 300)
+        assert service.health.part("panel").status == "failed"
+        await sim.replug()
+        await drained(service)
+        await watcher.wait_for(lambda r: _health(r, "panel").get("status") == "ok", timeout=10)
+        await director.catch_up()
+        # by itself, the panel shows what the table shows now (the newest scene, not a stale one)
+        await sim.wait_for(lambda st: st.get("text") == service.panel.scene.text, timeout=10)
+        assert service.health.part("panel").counters.get("vanished") == 1
+    assert_exactly_once(cfg.event_log_path(), director, flood)
+
+
+async def test_the_camera_vanishing_mid_session(tmp_path, broker):
+    """The camera's device goes away (USB pulled) mid-session: health says `failed` and `gone` on
+    MQTT, the table rules on what it still has (every other line), and the camera is reading frames
+    again by itself once the device is back, without a restart of the service."""
+    cfg = mosquitto_table(
+        tmp_path,
+        broker,
+        devices={"camera": "sim", "camera_fps": 10, "sim_width": 640, "sim_height": 360},
+    )
+    flood = range(600)
+    async with (
+        TableService(cfg) as service,
+        Director(broker.port, cfg.prefix) as director,
+        Recorder(broker.port, cfg.prefix) as watcher,
+    ):
+        camera = service.camera
+        for line in SEATED:
+            await service.inject(line)
+        assert service.health.part("camera").status == "ok"
+        task = asyncio.create_task(inject_flood(service, flood[:300], group=10))
+        await director.wait_for(lambda d: len(d.delivered) > 100)
+        camera.sim.unplugged = True
+        await watcher.wait_for(lambda r: _health(r, "camera").get("status") == "failed", timeout=10)
+        assert "gone" in _health(watcher, "camera")["detail"]
+        await task
+        frames_while_out = camera.frames
+        ruled_while_out = service.ruling_no
+        await inject_flood(service, flood[300:], group=10)  # ruled while the camera is away
+        await director.wait_for(lambda d: len(d.delivered) >= ruled_while_out + 300)
+        assert camera.frames == frames_while_out  # nothing read while the device is away
+        camera.sim.unplugged = False
+        await watcher.wait_for(lambda r: _health(r, "camera").get("status") == "ok", timeout=10)
+        async with asyncio.timeout(10):
+            while camera.frames < frames_while_out + 3:
+                await asyncio.sleep(0.05)
+        await drained(service)
+        await director.catch_up()
+        assert service.health.part("camera").counters.get("vanished") == 1
+    assert_exactly_once(cfg.event_log_path(), director, flood)
+
+
+def _anonymous(k: int) -> dict:
+    """A command as a director types it by hand: no `id` (flood_command without it)."""
+    return {key: v for key, v in flood_command(k).items() if key != "id"}
+
+
+async def test_commands_without_an_id_are_applied_once_across_a_killed_table(tmp_path, broker):
+    """A command without an `id` that the table logged but had not acknowledged when it was killed is
+    delivered again by the broker (DUP, same packet id): it is answered as a duplicate, not applied
+    twice; none is lost (issue 15). The same command sent twice on purpose is applied twice."""
+    config = _service_toml(tmp_path, broker.port)
+    log = tmp_path / "service.log"
+    proc = service_process(config, log)
+    flood = range(1200)
+    try:
+        async with Director(broker.port, PREFIX) as director:
+            await director.wait_for(lambda d: b"online" in d.status, timeout=15)
+            for line in SEATED:
+                assert (await director.ask("seat", {k: v for k, v in line.items() if k != "type"}))["ok"]
+            for _ in range(2):  # on purpose, twice: a new message each time, so applied twice
+                await director.publish("seat", _anonymous(5000), anonymous=True)
+            sender = asyncio.create_task(_send_all_anonymous(director, flood))
+            for restart in range(3):
+                await director.wait_for(lambda d, r=restart: d.status.count(b"online") > r, timeout=20)
+                await asyncio.sleep(0.3)
+                proc.send_signal(signal.SIGKILL)  # mid-flood: some logged, not yet acknowledged
+                proc.wait(10)
+                proc = service_process(config, log)
+            await sender
+            reply = await director.ask("status", {}, timeout=20)  # answered after all before it
+            assert reply["ok"]
+            await director.catch_up()
+    finally:
+        proc.kill()
+        proc.wait()
+    log_path = tmp_path / "events.db"
+    lost, twice = check_commands(log_path, flood)
+    assert (lost, twice) == ([], [])
+    assert applied_counts(log_path)["F-5000"] == 2
+    assert_exactly_once(log_path, director, flood)
+
+
+async def _send_all_anonymous(director: Director, numbers: range) -> None:
+    for k in numbers:
+        await director.publish("seat", _anonymous(k), anonymous=True)
+        if k % 10 == 0:
+            await asyncio.sleep(0.02)  # a steady stream over the restarts
+
+
+async def test_a_camera_whose_device_node_is_missing_waits_for_it_without_backing_off(tmp_path):
+    """A USB camera unplugged before the table starts: its node (`/dev/videoN`) does not exist. The
+    camera says `gone` in health and polls for the node instead of failing and backing off (up to
+    10 s a try), so it opens as soon as the camera is plugged in again."""
+    node = "/dev/video-smart-table-test-absent"
+    assert not Path(node).exists()
+    cfg = table_config(tmp_path, devices={"camera": node})
+    async with TableService(cfg) as service:
+        part = service.health.part("camera")
+        async with asyncio.timeout(20):
+            while part.status != "failed":
+                await asyncio.sleep(0.05)
+        assert "gone" in part.detail and node in part.detail
+        await asyncio.sleep(1.5)  # a failing source would have been restarted by now
+        assert part.counters.get("restarts", 0) == 0 and part.counters.get("vanished") == 1
+        assert (await service.inject(SEATED[0])) == []  # the table rules on without its camera

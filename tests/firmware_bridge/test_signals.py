@@ -9,6 +9,7 @@ import pytest
 
 from firmware_bridge import catalog
 from firmware_bridge.scene import COLORS, Scene, SceneError
+from firmware_bridge.signals import ELIMINATED as ELIMINATED_LIGHT
 from firmware_bridge.signals import SIGNAL_TYPES, SignalState
 
 HAND = catalog._hand()  # button 3 deals, sb 4, bb 5, first card 4, on 10 seats
@@ -321,3 +322,38 @@ def test_bridge_sends_the_time_left_on_a_resend_and_restarts_a_new_clock():
 def test_error_text_never_shows_a_card():
     scene = fold(HAND, {"type": "error", "line": 5, "message": "deal: seat 3 already has Ah Kd"}).scene
     assert "Ah" not in scene.text and "Kd" not in scene.text and "seat 3 already has ?? ??" in scene.text
+
+
+def test_a_bust_out_question_counts_down_red_at_the_seat_until_answered():
+    """registry.checkin.SeatTaps asks "out?" after a seated player's tap: the ring counts down the
+    confirmation window in red; a second tap or NEW HAND (confirmed) marks the seat out; an
+    unanswered question (`ask` null) goes off the ring. It outlives a new hand line."""
+    asked = catalog.SIGNALS["bustout_question"][1][1]
+    state = fold(HAND, asked)
+    light = state.scene.seats[6]
+    assert (light.effect, light.color, light.seconds) == ("countdown", (255, 0, 0), 30)
+    assert state.scene.text.startswith("OUT? seat 7") and "NEW HAND" in state.scene.text
+    state.apply(catalog._hand(number=8))
+    assert state.scene.seats[6].effect == "countdown"  # still asked: only its answer ends it
+    assert state.apply({**asked, "confirmed": True, "ask": None}) is not None
+    assert state.scene.seats[6] == ELIMINATED_LIGHT and state.scene.text.startswith("SEAT 7 OUT")
+    again = fold(HAND, asked)
+    again.apply({"type": "bustout", "seat": 7, "player": "P17", "confirmed": False, "ask": None})
+    assert again.scene.seats[6].effect != "countdown" and "not out" in again.scene.text
+    # a between-hands tap asks for "tap again" only; a second question restarts the count
+    between = fold(HAND, {**asked, "ask": "OUT? tap again", "seconds": 20})
+    assert between.scene.text.endswith("tap again") and between.scene.seats[6].seconds == 20
+    first_id = between.scene.seats[6].clock_id
+    between.apply({**asked, "ask": "OUT? tap again", "seconds": 20})
+    assert between.scene.seats[6].clock_id != first_id
+
+
+def test_a_bust_out_line_with_bad_fields_is_refused_by_name():
+    state = fold(HAND)
+    for bad, field in (
+        ({"type": "bustout", "seat": 7, "confirmed": "yes"}, "bustout.confirmed"),
+        ({"type": "bustout", "seat": 70, "confirmed": False, "ask": "OUT?"}, "bustout.seat"),
+        ({"type": "bustout", "seat": 7, "confirmed": False, "ask": "OUT?", "seconds": 0}, "bustout.seconds"),
+        ({"type": "bustout", "seat": 7, "confirmed": False, "ask": 5}, "bustout.ask"),
+    ):
+        assert state.apply(bad) is None and state.last_error.startswith(field)

@@ -39,3 +39,50 @@ def test_a_rulebook_without_a_deadline_never_refuses_a_late_player(world):  # no
     assert nfc.checkin.late_deadline is None
     late = nfc.checkin.on_tap(uid_for(2), encode_card(uid_for(2), "P2", keys), NOW + timedelta(hours=3))
     assert late.accepted
+
+
+def test_corner_pockets_late_player_keeps_a_seat_until_level_eight(world):  # noqa: F811
+    """corner_pocket:General Rules.C: players who are not present "will have hands dealt (and folded) and
+    blinds posted (as dead money) in turn until they arrive, are blinded out or the tournament reaches
+    level eight": a first tap-in at level 8 is refused; at level 7 it seats the player. The table knows
+    the level from the `level` line's `number` (the floor's push), as its view shows it."""
+    from tests.rules.test_rulebook_fidelity import quoted
+
+    quoted("corner_pocket", "until they arrrive,are blinded out or the tournament reaches level eight")  # sic
+    registry, keys = world
+    nfc = _source("corner_pocket")
+    nfc.checkin = table_for(world, registry.assignment("E1", "P2").table_id)
+    nfc.apply_late_level()
+    card = encode_card(uid_for(2), "P2", keys)
+    at_eight = nfc.checkin.on_tap(uid_for(2), card, NOW, {"phase": "preflop", "level_number": 8, "seats": []})
+    assert (at_eight.accepted, at_eight.reason) == (False, "late")
+    assert "level 8" in at_eight.message and "corner_pocket:General Rules.C" in at_eight.message
+    at_seven = nfc.checkin.on_tap(uid_for(2), card, NOW, {"phase": "preflop", "level_number": 7, "seats": []})
+    assert at_seven.accepted and at_seven.lines[0]["type"] == "seat"
+
+
+def test_a_book_without_a_late_level_seats_a_late_player_at_any_level(world):  # noqa: F811
+    registry, keys = world
+    nfc = _source("cool_mule")
+    nfc.checkin = table_for(world, registry.assignment("E1", "P2").table_id)
+    nfc.apply_late_level()
+    late = nfc.checkin.on_tap(
+        uid_for(2),
+        encode_card(uid_for(2), "P2", keys),
+        NOW,
+        {"phase": "preflop", "level_number": 30, "seats": []},
+    )
+    assert late.accepted
+
+
+def test_the_tables_view_knows_the_level_number_from_the_level_line():
+    from controller.service.snapshot import TableView
+
+    view = TableView(6)
+    assert "level_number" not in view.snapshot()
+    view.apply_input({"type": "level", "sb": 100, "bb": 200, "number": 8, "minutes": 15})
+    assert view.snapshot()["level_number"] == 8 and view.snapshot()["level"] == {
+        "sb": 100,
+        "bb": 200,
+        "ante": 0,
+    }

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from controller.registry.policy import policy_for
 
-CORNER_POCKET_LAST_LEVEL = 8  # corner_pocket:General Rules.C: "or the tournament reaches level eight"
+# corner_pocket:General Rules.C: "or the tournament reaches level eight" (the profile's late_arrival_level)
+CORNER_POCKET_LAST_LEVEL = policy_for("corner_pocket").late_level or 8
 
 
 @dataclass(frozen=True, slots=True)
