@@ -17,7 +17,7 @@ read in this one module.
 >>> parse('{"type":"deal","seat":3}', seats=9)
 Deal(seat=3, card=None, face=None)
 >>> parse({"type": "level", "sb": 50, "bb": 100}, seats=9)
-Level(sb=50, bb=100, ante=0, big_blind_ante=False)
+Level(sb=50, bb=100, ante=0, big_blind_ante=False, minutes=None, number=None)
 >>> parse('{"type":"deal","seat":12}', seats=9)
 Traceback (most recent call last):
 ...

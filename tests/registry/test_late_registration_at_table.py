@@ -76,13 +76,15 @@ def test_a_book_without_a_late_level_seats_a_late_player_at_any_level(world):  #
 
 
 def test_the_tables_view_knows_the_level_number_from_the_level_line():
-    from controller.service.snapshot import TableView
+    """The published state (the engine's snapshot) carries the floor's level number, which the
+    check-in reads for Corner Pocket's level-eight limit (corner_pocket:General Rules.C)."""
+    from controller.rules.engine import TableEngine
+    from controller.service.snapshot import TableState
 
-    view = TableView(6)
+    engine = TableEngine("corner_pocket", 6)
+    view = TableState(engine.snapshot)
+    engine.feed('{"type": "table", "seats": 6, "profile": "corner_pocket"}')
     assert "level_number" not in view.snapshot()
-    view.apply_input({"type": "level", "sb": 100, "bb": 200, "number": 8, "minutes": 15})
-    assert view.snapshot()["level_number"] == 8 and view.snapshot()["level"] == {
-        "sb": 100,
-        "bb": 200,
-        "ante": 0,
-    }
+    assert engine.feed('{"type": "level", "sb": 100, "bb": 200, "number": 8, "minutes": 15}') == []
+    assert view.snapshot()["level_number"] == 8 and view.seat_view()["level_number"] == 8
+    assert view.snapshot()["level"] == {"sb": 100, "bb": 200, "ante": 0}
