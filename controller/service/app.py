@@ -33,6 +33,8 @@ from typing import Any
 from controller.mqtt.link import IncomingCommand, LinkSettings, MqttLink
 from controller.mqtt.outbox import Outbox
 from controller.mqtt.topics import TableTopics, encodable
+from controller.rules.engine import TableEngine
+from controller.rules.profile import load_profile
 from controller.service.commands import CommandError, parse_command, peek_envelope
 from controller.service.config import Config, read_secret
 from controller.service.eventlog import EventLog
@@ -57,16 +59,6 @@ class ServiceError(RuntimeError):
 
 class LogRefused(ServiceError):
     """The event log did not take this line (the message says why); the table is unchanged."""
-
-
-class EngineUnavailable:
-    """Stands in while controller.rules.engine is missing: logs inputs, rules on nothing."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    def feed(self, line: dict[str, Any] | str, line_no: int) -> list[dict[str, Any]]:
-        return []
 
 
 def _payload(line: dict[str, Any]) -> bytes:
@@ -110,7 +102,7 @@ class TableService:
         self.health = HealthBoard(on_change=self._health_changed)
         self.log: EventLog | None = None
         self.outbox: Outbox | None = None
-        self.engine: Any = None
+        self.engine: TableEngine | None = None
         self.view = TableView(config.table.seats)
         sizes = {"director": config.service.command_backlog}
         self.inbox = Inbox(config.service.queue_size, sizes)
@@ -232,17 +224,11 @@ class TableService:
         self.health.part("event_log").set("ok", str(path))
 
     def _open_engine(self) -> None:
-        part = self.health.part("engine")
-        try:
-            from controller.rules.engine import TableEngine
-            from controller.rules.profile import load_profile
-        except ImportError as exc:
-            self.engine = EngineUnavailable(str(exc))
-            part.set("unavailable", f"rules engine not installed ({exc}); lines are logged, not ruled")
-            return
         table = self.cfg.table
         self.engine = TableEngine(load_profile(table.profile), table.seats, actions=table.actions)
-        part.set("ok", f"profile {table.profile}, {table.seats} seats, actions {table.actions}")
+        self.health.part("engine").set(
+            "ok", f"profile {table.profile}, {table.seats} seats, actions {table.actions}"
+        )
 
     def _feed(self, line: dict[str, Any], line_no: int) -> list[dict[str, Any]]:
         """The engine's answer; an engine bug becomes an error line, never a dead table."""
@@ -328,7 +314,7 @@ class TableService:
         if rebuild:
             return
         self.replay_mismatches = mismatches
-        if self.replay_mismatches and not isinstance(self.engine, EngineUnavailable):
+        if self.replay_mismatches:
             self.health.part("engine").set(
                 "degraded",
                 f"replay differs from the log at {self.replay_mismatches} line(s), first {first_mismatch}",
@@ -658,10 +644,9 @@ class TableService:
     def state(self) -> dict[str, Any]:
         """The public snapshot published as the retained `state`."""
         engine_snapshot = None
-        snap = getattr(self.engine, "snapshot", None)
-        if callable(snap):
+        if self.engine is not None:
             try:
-                engine_snapshot = snap()
+                engine_snapshot = self.engine.snapshot()
             except Exception as exc:
                 log.warning("event=engine_snapshot_failed error=%r", str(exc)[:200])
         doc = merge_engine_snapshot(self.view.snapshot(), engine_snapshot)
@@ -887,11 +872,6 @@ def pid_rss_kib(pid: int | None = None) -> int:
             if row.startswith("VmRSS:"):
                 return int(row.split()[1])
     return 0
-
-
-async def run_forever(config: Config, stop: asyncio.Event) -> None:
-    async with TableService(config):
-        await stop.wait()
 
 
 def archive_log(config: Config) -> str | None:
