@@ -1,9 +1,10 @@
 """The service's devices: camera (through the vision tracker), LED panel (scenes out, buttons in), NFC.
 
 Each device runs in its own task under `supervise`, which restarts it with backoff after a failure
-and records its health, so a pulled cable or a hung camera never stops the others. The packages
-that drive the hardware are imported when the device starts: a missing one makes that device
-`unavailable` (said in its health) and the table runs on without it.
+and records its health, so a pulled cable or a hung camera never stops the others. The modules
+that drive the hardware are imported when the device starts (they are heavy: OpenCV, nfcpy); a
+device that cannot work here (no registry configured) is `unavailable`, said in its health, and the
+table runs on without it.
 """
 
 from __future__ import annotations
@@ -82,15 +83,12 @@ class CameraSource:
         self.detector: Any = None
         self.deck_problem = ""  # why devices.deck is not used, when it is not
         if self.spec == "sim":
-            try:
-                from hil.camera import SimulatedCamera
+            from hil.camera import SimulatedCamera
 
-                d = cfg.devices
-                self.sim = SimulatedCamera(
-                    seats=cfg.table.seats, width=d.sim_width, height=d.sim_height, fps=d.camera_fps
-                )
-            except ImportError as exc:
-                log.warning("event=sim_camera_unavailable error=%r", str(exc))
+            d = cfg.devices
+            self.sim = SimulatedCamera(
+                seats=cfg.table.seats, width=d.sim_width, height=d.sim_height, fps=d.camera_fps
+            )
 
     def on_output(self, line: dict[str, Any]) -> None:
         """A new hand: the tracker forgets the last hand's cards."""
@@ -113,11 +111,9 @@ class CameraSource:
         if self.spec == "none":
             self.health.set("disabled", "devices.camera = none")
             await _forever()
-        try:
-            from vision.layout import default_layout, load_layout
-            from vision.tracker import Tracker
-        except ImportError as exc:
-            raise Unavailable(f"vision tracker not installed ({exc})") from None
+        from vision.layout import default_layout, load_layout
+        from vision.tracker import Tracker
+
         if self.detector is None:
             self.detector = await asyncio.to_thread(self._open_detector)
         frames = self._sim_frames() if self.spec == "sim" else self._device_frames()
@@ -178,10 +174,8 @@ class CameraSource:
         return list(self.tracker.update(frame, t))
 
     async def _device_frames(self) -> Any:
-        try:
-            from vision.sources import open_frames
-        except ImportError as exc:
-            raise Unavailable(f"vision.sources not installed ({exc})") from None
+        from vision.sources import open_frames
+
         spec = f"v4l2:{self.spec}" if self.spec.startswith("/dev/") else self.spec
         async for t, frame in open_frames(spec, fps=self.cfg.devices.camera_fps):
             yield t, frame
@@ -239,18 +233,12 @@ class PanelLink:
         self.ack_listeners: list[Callable[[Any], None]] = []
         # Lines to feed just before a NEW HAND press (the NFC bust-outs it confirms): set by the service.
         self.before_new_hand: Callable[[], list[dict[str, Any]]] | None = None
-        self.signals: Any = None
-        try:
-            from firmware_bridge.signals import SignalState
+        from firmware_bridge.signals import SignalState
 
-            self.signals = SignalState(self.seats)
-        except ImportError as exc:
-            log.warning("event=panel_signals_unavailable error=%r", str(exc))
+        self.signals = SignalState(self.seats)
 
     def on_line(self, line: dict[str, Any]) -> None:
         """Fold an output (or check-in) line into the panel's scene."""
-        if self.signals is None:
-            return
         try:
             scene = self.signals.apply(line)
         except Exception as exc:  # a signal bug must not stop the table
@@ -270,17 +258,11 @@ class PanelLink:
         if self.spec == "none":
             self.health.set("disabled", "devices.panel = none")
             await _forever()
-        try:
-            from firmware_bridge.bridge import PanelBridge
-        except ImportError as exc:
-            raise Unavailable(f"panel bridge not installed ({exc})") from None
-        if self.signals is None:
-            raise Unavailable("firmware_bridge.signals not installed")
+        from firmware_bridge.bridge import PanelBridge
+
         if self.spec == "sim":
-            try:
-                from hil.panel_sim import SimulatedPanel
-            except ImportError as exc:
-                raise Unavailable(f"simulated panel not installed ({exc})") from None
+            from hil.panel_sim import SimulatedPanel
+
             async with SimulatedPanel(self.seats) as sim:
                 self.sim = sim
                 await self._serve(PanelBridge, sim.port, emit)
@@ -382,10 +364,8 @@ class NfcSource:
             await _forever()
         if not self.cfg.checkin.registry:
             raise Unavailable("no player registry configured (checkin.registry)")
-        try:
-            from controller.registry.reader import watch_reader
-        except ImportError as exc:
-            raise Unavailable(f"NFC reader support not installed ({exc})") from None
+        from controller.registry.reader import watch_reader
+
         if self.checkin is None:
             self.checkin = await asyncio.to_thread(self._open_checkin)
         self.health.set("ok", f"reader {self.spec}")
@@ -436,8 +416,3 @@ class NfcSource:
         if self.checkin is None:
             return []
         return self.checkin.seat_taps.new_hand(datetime.now(UTC))
-
-
-def close_quietly(obj: Any) -> None:
-    with contextlib.suppress(Exception):
-        obj.close()
