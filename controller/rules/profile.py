@@ -73,13 +73,7 @@ SCHEMA_MODULES = (
 def load_schema() -> dict[str, dict[str, Spec]]:
     schema: dict[str, dict[str, Spec]] = {}
     for name in SCHEMA_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-        for section, keys in module.SCHEMA.items():
+        for section, keys in importlib.import_module(name).SCHEMA.items():
             schema.setdefault(section, {}).update(keys)
     return schema
 
