@@ -232,19 +232,12 @@ async def check_broker(cfg: Any, env: Environment) -> Check:
         return Check(
             "broker", FAIL, f"broker.password_file {b.password_file}: {exc.strerror}", "create it, mode 0600"
         )
-    tls = None
-    if b.tls:
-        import ssl
+    import ssl
 
-        try:
-            context = ssl.create_default_context(cafile=b.ca_file or None)
-            if b.cert_file:
-                context.load_cert_chain(b.cert_file, b.key_file or None)
-            if b.tls_insecure:
-                context.check_hostname = False
-        except (OSError, ssl.SSLError) as exc:
-            return Check("broker", FAIL, f"TLS files: {exc}", "check broker.ca_file/cert_file/key_file")
-        tls = context
+    try:
+        tls = b.tls_context()
+    except (OSError, ssl.SSLError) as exc:
+        return Check("broker", FAIL, f"TLS files: {exc}", "check broker.ca_file/cert_file/key_file")
     where = f"{b.host}:{b.port}{' (TLS)' if tls else ''}{' as ' + b.username if b.username else ''}"
     try:
         async with aiomqtt.Client(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import functools
 import json
@@ -30,7 +31,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from controller.mqtt.link import IncomingCommand, LinkSettings, MqttLink
+from controller.mqtt.link import IncomingCommand, MqttLink
 from controller.mqtt.outbox import Outbox
 from controller.mqtt.topics import TableTopics, encodable
 from controller.rules.engine import TableEngine
@@ -366,24 +367,24 @@ class TableService:
             protocol = "3.1.1"
         elif protocol == "auto":
             protocol = "5"
-        settings = LinkSettings(
+        settings = dataclasses.replace(
+            b,
             host=host,
             port=port,
-            username=b.username,
-            password=read_secret(b.password_file),
-            tls=b.tls,
-            ca_file=b.ca_file,
-            cert_file=b.cert_file,
-            key_file=b.key_file,
-            tls_insecure=b.tls_insecure,
             protocol=protocol,
-            keepalive=b.keepalive,
             client_id=b.client_id or f"smart-table-{self.cfg.table.venue}-{self.cfg.table.id}",
             # the embedded broker keeps no sessions; Mosquitto keeps commands sent while we restart
             session_expiry=0 if self.broker is not None else b.session_expiry,
         )
         part = self.health.part("mqtt")
-        self.link = MqttLink(settings, self.topics, self.outbox, self._on_command, on_status=part.set)
+        self.link = MqttLink(
+            settings,
+            self.topics,
+            self.outbox,
+            self._on_command,
+            on_status=part.set,
+            password=read_secret(b.password_file),
+        )
         self._tasks.append(asyncio.create_task(self._keep_running("mqtt", self.link.run), name="mqtt"))
         self._state_dirty = True
 

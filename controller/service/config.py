@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from controller.mqtt.link import BrokerConfig
+
 PROFILE_NAMES = ("cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street")
 # Who tells the engine the betting: "observed" (a self-dealt table, nobody types bets: the engine rules only
 # on what the camera, reader and director can know) or "entered" (a dealer or tablet enters every action).
@@ -84,28 +86,6 @@ class DevicesConfig:
     # size of the simulated camera's frames
     sim_width: int = 1280
     sim_height: int = 720
-
-
-@dataclass(frozen=True, slots=True)
-class BrokerConfig:
-    # empty: start the embedded broker (zero-setup demo) on embedded_bind:embedded_port
-    host: str = ""
-    port: int = 1883
-    embedded_bind: str = "127.0.0.1"
-    embedded_port: int = 1883
-    username: str = ""
-    password_file: str = ""
-    tls: bool = False
-    ca_file: str = ""
-    cert_file: str = ""
-    key_file: str = ""
-    tls_insecure: bool = False
-    # "auto": MQTT 5 with an external broker, 3.1.1 with the embedded one
-    protocol: str = "auto"
-    keepalive: int = 30
-    client_id: str = ""
-    # seconds the broker keeps the table's session (commands sent while it restarts wait there); 0: clean
-    session_expiry: int = 3600
 
 
 @dataclass(frozen=True, slots=True)
