@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from controller.floor.config import parse_floor_config
+from controller.mqtt.mosquitto import Mosquitto, free_port
+from controller.mqtt.mosquitto import installed as mosquitto_installed
 from controller.registry.card import CardVerifier, encode_card
 from controller.registry.checkin import TableCheckIn
 from controller.registry.draw import TableSpec
 from controller.registry.keys import create_key_file, load_keys
 from controller.registry.registry import Registry
-from hil.mosquitto import Mosquitto, free_port
-from hil.mosquitto import installed as mosquitto_installed
 from tests.registry.conftest import NOW, db_url, pg_url  # noqa: F401  (SQLite and PostgreSQL fixtures)
 
 VENUE = "den"
