@@ -352,9 +352,9 @@ class TableService:
         b = self.cfg.broker
         host, port, protocol = b.host, b.port, b.protocol
         if not b.host:
-            from controller.mqtt.broker import Broker
+            from controller.mqtt.local import LocalBroker
 
-            self.broker = Broker(b.embedded_bind, b.embedded_port)
+            self.broker = LocalBroker(b.embedded_bind, b.embedded_port)
             try:
                 await self.broker.start()
             except OSError as exc:
