@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -414,12 +413,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from controller.service.config import ConfigError, load_config
+    from controller.service.config import load_config_reporting
 
-    try:
-        cfg = load_config(args.config, check_secrets=False)
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    cfg = load_config_reporting(args.config, check_secrets=False)
+    if cfg is None:
         return 2
     env = Environment(snapshot_dir=Path(args.snapshot) if args.snapshot else None, timeout=args.timeout)
     checks = asyncio.run(run_checks(cfg, env))

@@ -134,12 +134,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _command(args: argparse.Namespace) -> int:
     import aiomqtt
 
-    from controller.service.config import ConfigError, load_config
+    from controller.service.config import load_config_reporting
 
-    try:
-        cfg = load_config(args.config)
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    cfg = load_config_reporting(args.config)
+    if cfg is None:
         return 2
     try:
         n = asyncio.run(publish(cfg, remove=args.remove))

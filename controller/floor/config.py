@@ -7,7 +7,6 @@ broker on 127.0.0.1:1883, the page on 127.0.0.1:8080). A wrong setting is refuse
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from controller.floor.structure import Structure, StructureError, default_structure, parse_structure
 from controller.mqtt.link import BrokerConfig
 from controller.registry.policy import PROFILES
+from controller.tomlfile import TomlFileError, read_toml
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
@@ -144,11 +144,8 @@ def parse_floor_config(raw: dict[str, Any], source: str = "venue.toml") -> Floor
 
 
 def load_floor_config(path: str | Path) -> FloorConfig:
-    p = Path(path)
     try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise FloorConfigError(f"{p}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise FloorConfigError(f"{p}: not valid TOML: {exc}") from None
-    return parse_floor_config(raw, str(p))
+        raw = read_toml(path)
+    except TomlFileError as exc:
+        raise FloorConfigError(str(exc)) from None
+    return parse_floor_config(raw, str(path))

@@ -52,7 +52,7 @@ class LocalBroker:
         if self.port == 0:
             # the port the system chose: amqtt keeps its asyncio server by listener name
             self.port = int(broker._servers["default"].instance.sockets[0].getsockname()[1])
-        log.info("event=broker_started kind=amqtt bind=%s port=%d", self.host, self.port)
+        log.info("event=broker_started host=%s port=%d kind=amqtt", self.host, self.port)
 
     async def stop(self) -> None:
         broker, self._broker = self._broker, None
