@@ -32,9 +32,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from controller.mqtt.mosquitto import Mosquitto  # noqa: E402
 from controller.service.app import TableService  # noqa: E402
 from controller.service.config import parse_config  # noqa: E402
-from hil.mosquitto import Mosquitto  # noqa: E402
 from tests.faults.harness import (  # noqa: E402
     FLOOD_BROKER,
     SEATED,

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from controller.floor.simtable import SimTable
-from hil import mosquitto
+from controller.mqtt import mosquitto
 
 REPO = Path(__file__).resolve().parents[1]
 VENUE = "bench"

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import aiomqtt
 
+from controller.mqtt import mosquitto
 from controller.service.app import TableService, pid_rss_kib
 from controller.service.config import parse_config
-from hil import mosquitto
 
 REPO = Path(__file__).resolve().parents[1]
 SEATS = [{"type": "seat", "seat": s, "player": f"P{s}", "stack": 20000} for s in (1, 2, 4, 5)]

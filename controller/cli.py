@@ -61,17 +61,6 @@ def version() -> str:
         return str(tomllib.loads(pyproject.read_text())["project"]["version"])
 
 
-def optional_module(name: str):
-    """Import `name`, or None when that module (a package not built on this install) does not exist.
-    Any other import error is a bug and is raised."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and name.startswith(exc.name):
-            return None
-        raise
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="smart-table",
@@ -83,9 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"smart-table {version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in command_modules():
-        module = optional_module(name)
-        if module is not None:
-            module.register(subparsers)
+        importlib.import_module(name).register(subparsers)
     return parser
 
 

@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -239,19 +238,12 @@ async def check_broker(cfg: Any, env: Environment) -> Check:
         return Check(
             "broker", FAIL, f"broker.password_file {b.password_file}: {exc.strerror}", "create it, mode 0600"
         )
-    tls = None
-    if b.tls:
-        import ssl
+    import ssl
 
-        try:
-            context = ssl.create_default_context(cafile=b.ca_file or None)
-            if b.cert_file:
-                context.load_cert_chain(b.cert_file, b.key_file or None)
-            if b.tls_insecure:
-                context.check_hostname = False
-        except (OSError, ssl.SSLError) as exc:
-            return Check("broker", FAIL, f"TLS files: {exc}", "check broker.ca_file/cert_file/key_file")
-        tls = context
+    try:
+        tls = b.tls_context()
+    except (OSError, ssl.SSLError) as exc:
+        return Check("broker", FAIL, f"TLS files: {exc}", "check broker.ca_file/cert_file/key_file")
     where = f"{b.host}:{b.port}{' (TLS)' if tls else ''}{' as ' + b.username if b.username else ''}"
     try:
         async with aiomqtt.Client(
@@ -428,12 +420,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from controller.service.config import ConfigError, load_config
+    from controller.service.config import load_config_reporting
 
-    try:
-        cfg = load_config(args.config, check_secrets=False)
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    cfg = load_config_reporting(args.config, check_secrets=False)
+    if cfg is None:
         return 2
     env = Environment(snapshot_dir=Path(args.snapshot) if args.snapshot else None, timeout=args.timeout)
     checks = asyncio.run(run_checks(cfg, env))

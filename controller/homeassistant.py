@@ -102,15 +102,7 @@ async def publish(cfg: Any, *, remove: bool = False, timeout: float = 10.0) -> i
 
     b = cfg.broker
     host, port = (b.host, b.port) if b.host else ("127.0.0.1", b.embedded_port)
-    tls = None
-    if b.host and b.tls:
-        import ssl
-
-        tls = ssl.create_default_context(cafile=b.ca_file or None)
-        if b.cert_file:
-            tls.load_cert_chain(b.cert_file, b.key_file or None)
-        if b.tls_insecure:
-            tls.check_hostname = False
+    tls = b.tls_context() if b.host else None
     messages = discovery_messages(cfg.table.venue, cfg.table.id, version())
     async with aiomqtt.Client(
         host,
@@ -142,12 +134,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _command(args: argparse.Namespace) -> int:
     import aiomqtt
 
-    from controller.service.config import ConfigError, load_config
+    from controller.service.config import load_config_reporting
 
-    try:
-        cfg = load_config(args.config)
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    cfg = load_config_reporting(args.config)
+    if cfg is None:
         return 2
     try:
         n = asyncio.run(publish(cfg, remove=args.remove))

@@ -29,7 +29,6 @@ from hil.scene import (
     board_card_pose,
     burn_pose,
     button_pose,
-    chip_pose,
     fold_pose,
     muck_pose,
     pot_pose,
@@ -177,11 +176,6 @@ class SimulatedCamera:
         self.scene.button = DealerButton(
             pos, colour=colour or (238, 238, 236), label=label, angle_deg=float(self.rng.uniform(0, 360))
         )
-        self._changed()
-
-    def add_chips(self, seat: int, count: int = 2, colour: str = "white") -> None:
-        for k in range(count):
-            self.scene.chips.append(Chip(chip_pose(self.scene.seats, seat, k, self.scene.table_size), colour))
         self._changed()
 
     def clear(self) -> None:

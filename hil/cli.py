@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-from controller.cli import optional_module
+from hil import nfc_cli, scenario_cli, sim_cli
 
 HIL_COMMAND_MODULES = (
-    "hil.nfc_cli",  # hil nfc tap ...
-    "hil.scenario_cli",  # hil run SCENARIO...
+    nfc_cli,  # hil nfc tap ...
+    scenario_cli,  # hil run SCENARIO...
 )
 
 
@@ -20,10 +20,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     hil = subparsers.add_parser("hil", help="hardware in the loop: simulated sensors and scenarios")
     hil_sub = hil.add_subparsers(dest="hil_command", metavar="HIL_COMMAND")
     hil.set_defaults(handler=lambda args: hil.print_help() or 2)
-    for name in HIL_COMMAND_MODULES:
-        module = optional_module(name)
-        if module is not None:
-            module.register(hil_sub)
-    top = optional_module("hil.sim_cli")
-    if top is not None:
-        top.register(subparsers)  # sim, demo
+    for module in HIL_COMMAND_MODULES:
+        module.register(hil_sub)
+    sim_cli.register(subparsers)  # sim, demo

@@ -66,7 +66,33 @@ def random_uid() -> bytes:
     return b"\x04" + secrets.token_bytes(6)
 
 
-class SimulatedNtag:
+class SimulatedTag:
+    """What every simulated card shares: in the reader's field or not, and the air link, one frame in
+    and one answer out (`command`), each counted and delayed by `latency` seconds; a subclass
+    answers the frame (`answer`) with its own command set."""
+
+    def __init__(self, latency: float = 0.0) -> None:
+        self.latency = latency
+        self.in_field = True
+        self.tear_after_writes: int | None = None
+        self.commands = 0
+
+    def command(self, data: bytes) -> bytes:
+        """Answer one frame; raises nfc.clf.TimeoutError when the tag stays silent."""
+        if not self.in_field:
+            raise nfc.clf.TimeoutError("tag left the field")
+        self.commands += 1
+        if self.latency:
+            time.sleep(self.latency)
+        if not data:
+            raise nfc.clf.TimeoutError("empty frame")
+        return self.answer(data)
+
+    def answer(self, data: bytes) -> bytes:
+        raise NotImplementedError
+
+
+class SimulatedNtag(SimulatedTag):
     """An NTAG21x card: memory pages and the Type 2 Tag command set.
 
     `tear_after_writes=N` takes the card out of the field right after its N-th page write from now
@@ -81,7 +107,7 @@ class SimulatedNtag:
         self.uid = bytes(uid) if uid is not None else random_uid()
         if len(self.uid) != 7:
             raise ValueError("an NTAG UID has 7 bytes")
-        self.latency = latency
+        super().__init__(latency)
         self.memory = bytearray(4 * self.model.pages)
         u = self.uid
         self.memory[0:4] = bytes([u[0], u[1], u[2], 0x88 ^ u[0] ^ u[1] ^ u[2]])
@@ -89,10 +115,7 @@ class SimulatedNtag:
         self.memory[8:12] = bytes([u[3] ^ u[4] ^ u[5] ^ u[6], 0x48, 0x00, 0x00])
         self.memory[12:16] = bytes([0xE1, 0x10, self.model.cc_size, 0x00])
         self.memory[16:20] = bytes([0x03, 0x00, 0xFE, 0x00])  # empty NDEF message TLV, terminator
-        self.tear_after_writes: int | None = None
-        self.in_field = True
         self.writes = 0
-        self.commands = 0
 
     # -- construction ---------------------------------------------------------------------------
     @classmethod
@@ -155,15 +178,8 @@ class SimulatedNtag:
         return tag
 
     # -- the command set ------------------------------------------------------------------------
-    def command(self, data: bytes) -> bytes:
-        """Answer one Type 2 Tag command; raises nfc.clf.TimeoutError when the tag stays silent."""
-        if not self.in_field:
-            raise nfc.clf.TimeoutError("tag left the field")
-        self.commands += 1
-        if self.latency:
-            time.sleep(self.latency)
-        if not data:
-            raise nfc.clf.TimeoutError("empty frame")
+    def answer(self, data: bytes) -> bytes:
+        """One Type 2 Tag command."""
         cmd = data[0]
         last = self.model.pages - 1
         if cmd == 0x30 and len(data) == 2:  # READ: 4 pages, rolling over at the end of memory
@@ -221,7 +237,7 @@ ATS_424 = bytes.fromhex("067777710280")  # the NTAG 424 DNA's ATS: FSCI 7 (128 b
 CC_424 = bytes.fromhex("001720010000FF0406E1040100 00FF 0506E10500808283".replace(" ", "")) + bytes(9)
 
 
-class SimulatedNtag424:
+class SimulatedNtag424(SimulatedTag):
     """An NTAG 424 DNA, blank from the factory or personalised, answering ISO-DEP (RATS, I-, R- and
     S-blocks), the ISO 7816-4 commands nfcpy's Type 4 Tag code sends (SELECT by name and file id,
     READ BINARY, UPDATE BINARY while the file is open) and the native commands the desk needs
@@ -244,10 +260,7 @@ class SimulatedNtag424:
         self._sdm: Any = None  # controller.registry.ntag424.SdmSettings once SUN is on
         self._write_free = True  # factory: anyone may write the NDEF file
         self.counter = 0  # SDMReadCtr: the value of the last read (0: never read)
-        self.latency = latency
-        self.in_field = True
-        self.tear_after_writes: int | None = None
-        self.commands = 0
+        super().__init__(latency)
         self._reset()
 
     def _reset(self) -> None:
@@ -327,14 +340,8 @@ class SimulatedNtag424:
         return tag
 
     # -- ISO-DEP and ISO 7816-4 ---------------------------------------------------------------------
-    def command(self, data: bytes) -> bytes:
-        if not self.in_field:
-            raise nfc.clf.TimeoutError("tag left the field")
-        self.commands += 1
-        if self.latency:
-            time.sleep(self.latency)
-        if not data:
-            raise nfc.clf.TimeoutError("empty frame")
+    def answer(self, data: bytes) -> bytes:
+        """One ISO-DEP block."""
         pcb = data[0]
         if pcb == 0xE0 and len(data) == 2:  # RATS: a fresh activation
             self._reset()

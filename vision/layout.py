@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from controller.tomlfile import TomlFileError, parse_toml, read_text
 
 CARD_SIZE_MM = (63.0, 88.0)  # poker size
 SIM_TABLE_MM = (1600.0, 900.0)  # what the simulated camera sees, 16:9
@@ -309,17 +310,12 @@ def load_layout(path: str | Path) -> Layout:
     problem is a LayoutError naming the file and field."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise LayoutError(f"{p}: cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise LayoutError(f"{p}: not a text file: {exc}") from exc
-    if text.lstrip().startswith("{"):
-        return _load_json_layout(p, text)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise LayoutError(f"{p}: not valid TOML: {exc}") from exc
+        text = read_text(p)
+        if text.lstrip().startswith("{"):
+            return _load_json_layout(p, text)
+        data = parse_toml(text, str(p))
+    except TomlFileError as exc:
+        raise LayoutError(str(exc)) from None
 
     def need(key, kind):
         if key not in data:

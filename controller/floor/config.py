@@ -7,13 +7,14 @@ broker on 127.0.0.1:1883, the page on 127.0.0.1:8080). A wrong setting is refuse
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from controller.floor.structure import Structure, StructureError, default_structure, parse_structure
+from controller.mqtt.link import BrokerConfig
 from controller.registry.policy import PROFILES
+from controller.tomlfile import TomlFileError, read_toml
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
@@ -22,13 +23,9 @@ class FloorConfigError(ValueError):
     pass
 
 
-@dataclass(frozen=True)
-class BrokerSettings:
-    host: str = "127.0.0.1"
-    port: int = 1883
-    username: str = ""
-    password_file: str = ""
-    client_id: str = ""  # fixed id + persistent session: Mosquitto queues rulings while the floor is down
+def _floor_broker() -> BrokerConfig:
+    """The floor has no embedded broker: it reaches the venue's Mosquitto, on this machine by default."""
+    return BrokerConfig(host="127.0.0.1")
 
 
 @dataclass(frozen=True)
@@ -40,7 +37,7 @@ class FloorConfig:
     breaking_order: tuple[str, ...]
     seats: int = 10
     registry: str = "sqlite:///registry.sqlite3"
-    broker: BrokerSettings = field(default_factory=BrokerSettings)
+    broker: BrokerConfig = field(default_factory=_floor_broker)
     web_bind: str = "127.0.0.1"
     web_port: int = 8080
     web_password_file: str = ""  # the director's page login (mode 0600); required off loopback
@@ -113,7 +110,7 @@ def parse_floor_config(raw: dict[str, Any], source: str = "venue.toml") -> Floor
     if entrants is not None and (not isinstance(entrants, int) or entrants < 1):
         raise FloorConfigError(f"floor.entrants: expected a positive whole number, got {entrants!r}")
     b = raw.get("broker", {})
-    broker = BrokerSettings(
+    broker = BrokerConfig(
         host=_str(b, "host", "broker", "127.0.0.1"),
         port=_int(b, "port", "broker", 1883, 1, 65535),
         username=_str(b, "username", "broker", ""),
@@ -149,11 +146,8 @@ def parse_floor_config(raw: dict[str, Any], source: str = "venue.toml") -> Floor
 
 
 def load_floor_config(path: str | Path) -> FloorConfig:
-    p = Path(path)
     try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise FloorConfigError(f"{p}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise FloorConfigError(f"{p}: not valid TOML: {exc}") from None
-    return parse_floor_config(raw, str(p))
+        raw = read_toml(path)
+    except TomlFileError as exc:
+        raise FloorConfigError(str(exc)) from None
+    return parse_floor_config(raw, str(path))

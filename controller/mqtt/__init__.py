@@ -1,1 +1,1 @@
-"""MQTT for the table: topics, a durable outbox, the aiomqtt link, and a small embedded broker."""
+"""MQTT for the table: topics, a durable outbox, the aiomqtt link, its local broker (amqtt) and a Mosquitto launcher."""

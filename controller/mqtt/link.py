@@ -55,21 +55,42 @@ class _ShedCounter(logging.Filter):
 
 
 @dataclass(frozen=True, slots=True)
-class LinkSettings:
-    host: str
+class BrokerConfig:
+    """Where the broker is and how to log in: a config file's `[broker]` section (checked key by key
+    by `controller.service.config`) and what `MqttLink`, doctor and Home Assistant connect with. The
+    password stays in its file (`password_file`) and is read by whoever connects."""
+
+    # empty: start the embedded broker (zero-setup demo) on embedded_bind:embedded_port
+    host: str = ""
     port: int = 1883
+    embedded_bind: str = "127.0.0.1"
+    embedded_port: int = 1883
     username: str = ""
-    password: str = ""
+    password_file: str = ""
     tls: bool = False
     ca_file: str = ""
     cert_file: str = ""
     key_file: str = ""
     tls_insecure: bool = False
-    protocol: str = "5"  # "5" or "3.1.1"
+    # "auto": MQTT 5 with an external broker, 3.1.1 with the embedded one; the link gets "5" or "3.1.1"
+    protocol: str = "auto"
     keepalive: int = 30
     client_id: str = ""
-    # seconds the broker keeps the table's session (and its unacknowledged commands); 0: clean sessions
-    session_expiry: int = 0
+    # seconds the broker keeps the table's session (commands sent while it restarts wait there); 0: clean
+    session_expiry: int = 3600
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        """The TLS context `tls` asks for (None without TLS); raises OSError or ssl.SSLError for a
+        CA, certificate or key file that cannot be used."""
+        if not self.tls:
+            return None
+        context = ssl.create_default_context(cafile=self.ca_file or None)
+        if self.cert_file:
+            context.load_cert_chain(self.cert_file, self.key_file or None)
+        if self.tls_insecure:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        return context
 
 
 def _no_ack() -> None:
@@ -93,15 +114,17 @@ class IncomingCommand:
 class MqttLink:
     def __init__(
         self,
-        settings: LinkSettings,
+        settings: BrokerConfig,
         topics: TableTopics,
         outbox: Outbox,
         on_command: Callable[[IncomingCommand], None],
         on_status: Callable[[str, str], None] | None = None,
         window: int = 64,
         max_incoming: int = 1000,
+        password: str = "",
     ) -> None:
         self.settings = settings
+        self.password = password
         self.topics = topics
         self.outbox = outbox
         self.on_command = on_command
@@ -164,15 +187,9 @@ class MqttLink:
             kwargs["clean_session"] = not persistent
         if s.username:
             kwargs["username"] = s.username
-            kwargs["password"] = s.password or None
+            kwargs["password"] = self.password or None
         if s.tls:
-            context = ssl.create_default_context(cafile=s.ca_file or None)
-            if s.cert_file:
-                context.load_cert_chain(s.cert_file, s.key_file or None)
-            if s.tls_insecure:
-                context.check_hostname = False
-                context.verify_mode = ssl.CERT_NONE
-            kwargs["tls_context"] = context
+            kwargs["tls_context"] = s.tls_context()
             kwargs["tls_insecure"] = s.tls_insecure
         return kwargs
 

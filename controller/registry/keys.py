@@ -20,11 +20,11 @@ import os
 import re
 import secrets
 import stat
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.registry.errors import SecretFileError
+from controller.tomlfile import TomlFileError, parse_toml, read_text
 
 KEY_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 MIN_SECRET_BYTES = 16
@@ -85,9 +85,9 @@ def check_permissions(path: Path) -> None:
 
 def parse_keys(text: str, source: str) -> VenueKeys:
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise SecretFileError(f"{source}: not valid TOML: {exc}") from None
+        data = parse_toml(text, source)
+    except TomlFileError as exc:
+        raise SecretFileError(str(exc)) from None
     venue = data.get("venue")
     if not isinstance(venue, str) or not venue:
         raise SecretFileError(f"{source}: key 'venue': missing or not a string")
@@ -125,11 +125,9 @@ def load_keys(path: str | os.PathLike[str]) -> VenueKeys:
     path = Path(path)
     check_permissions(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SecretFileError(f"{path}: cannot read venue key file: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise SecretFileError(f"{path}: venue key file is not UTF-8 text") from None
+        text = read_text(path)
+    except TomlFileError as exc:
+        raise SecretFileError(f"{exc.source}: venue key file: {exc.problem}") from None
     return parse_keys(text, str(path))
 
 

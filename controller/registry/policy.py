@@ -8,7 +8,6 @@ can override the age minimum and the starting stack.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -35,23 +34,14 @@ class RegistrationPolicy:
 
 
 def _setting(name: str, section: str, key: str) -> tuple[Any, str] | None:
-    """(value, rule) from the validated profile, else from its TOML file, else None."""
-    try:
-        from controller.rules.profile import load_profile
+    """(value, rule) from the validated profile, or None where it does not set it."""
+    from controller.rules.profile import load_profile
 
-        profile = load_profile(name)
-        setting = profile.setting(section, key)
-        return setting.value, setting.rule
-    except Exception:
-        pass
     try:
-        from controller.rules.profile import PROFILE_DIR
-
-        data = tomllib.loads((PROFILE_DIR / f"{name}.toml").read_text(encoding="utf-8"))
-        entry = data[section][key]
-        return entry["value"], entry["rule"]
-    except Exception:
+        setting = load_profile(name).setting(section, key)
+    except KeyError:
         return None
+    return setting.value, setting.rule
 
 
 @cache

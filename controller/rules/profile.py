@@ -18,12 +18,12 @@ with a message naming the file, the key and the problem.
 from __future__ import annotations
 
 import importlib
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from controller.rules.errors import ProfileError
+from controller.tomlfile import TomlFileError, read_toml
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 PROFILE_NAMES = ("cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street")
@@ -73,13 +73,7 @@ SCHEMA_MODULES = (
 def load_schema() -> dict[str, dict[str, Spec]]:
     schema: dict[str, dict[str, Spec]] = {}
     for name in SCHEMA_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-        for section, keys in module.SCHEMA.items():
+        for section, keys in importlib.import_module(name).SCHEMA.items():
             schema.setdefault(section, {}).update(keys)
     return schema
 
@@ -159,11 +153,9 @@ def parse_profile(
 def load_profile_file(path: str | Path) -> Profile:
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ProfileError(f"{path}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{path}: not valid TOML: {exc}") from None
+        data = read_toml(path)
+    except TomlFileError as exc:
+        raise ProfileError(str(exc)) from None
     return parse_profile(data, str(path))
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import functools
 import json
@@ -30,9 +31,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from controller.mqtt.link import IncomingCommand, LinkSettings, MqttLink
+from controller.mqtt.link import IncomingCommand, MqttLink
 from controller.mqtt.outbox import Outbox
 from controller.mqtt.topics import TableTopics, encodable
+from controller.rules.engine import TableEngine
+from controller.rules.profile import load_profile
 from controller.service.commands import NOTICES, CommandError, parse_command, peek_envelope, redelivery_key
 from controller.service.config import Config, read_secret
 from controller.service.eventlog import EventLog
@@ -57,16 +60,6 @@ class ServiceError(RuntimeError):
 
 class LogRefused(ServiceError):
     """The event log did not take this line (the message says why); the table is unchanged."""
-
-
-class EngineUnavailable:
-    """Stands in while controller.rules.engine is missing: logs inputs, rules on nothing."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    def feed(self, line: dict[str, Any] | str, line_no: int) -> list[dict[str, Any]]:
-        return []
 
 
 def _payload(line: dict[str, Any]) -> bytes:
@@ -110,7 +103,7 @@ class TableService:
         self.health = HealthBoard(on_change=self._health_changed)
         self.log: EventLog | None = None
         self.outbox: Outbox | None = None
-        self.engine: Any = None
+        self.engine: TableEngine | None = None
         self.view = TableState(self._engine_snapshot)
         sizes = {"director": config.service.command_backlog}
         self.inbox = Inbox(config.service.queue_size, sizes)
@@ -233,17 +226,11 @@ class TableService:
         self.health.part("event_log").set("ok", str(path))
 
     def _open_engine(self) -> None:
-        part = self.health.part("engine")
-        try:
-            from controller.rules.engine import TableEngine
-            from controller.rules.profile import load_profile
-        except ImportError as exc:
-            self.engine = EngineUnavailable(str(exc))
-            part.set("unavailable", f"rules engine not installed ({exc}); lines are logged, not ruled")
-            return
         table = self.cfg.table
         self.engine = TableEngine(load_profile(table.profile), table.seats, actions=table.actions)
-        part.set("ok", f"profile {table.profile}, {table.seats} seats, actions {table.actions}")
+        self.health.part("engine").set(
+            "ok", f"profile {table.profile}, {table.seats} seats, actions {table.actions}"
+        )
 
     def _feed(self, line: dict[str, Any], line_no: int) -> list[dict[str, Any]]:
         """The engine's answer; an engine bug becomes an error line, never a dead table."""
@@ -329,7 +316,7 @@ class TableService:
         if rebuild:
             return
         self.replay_mismatches = mismatches
-        if self.replay_mismatches and not isinstance(self.engine, EngineUnavailable):
+        if self.replay_mismatches:
             self.health.part("engine").set(
                 "degraded",
                 f"replay differs from the log at {self.replay_mismatches} line(s), first {first_mismatch}",
@@ -366,9 +353,9 @@ class TableService:
         b = self.cfg.broker
         host, port, protocol = b.host, b.port, b.protocol
         if not b.host:
-            from controller.mqtt.broker import Broker
+            from controller.mqtt.local import LocalBroker
 
-            self.broker = Broker(b.embedded_bind, b.embedded_port)
+            self.broker = LocalBroker(b.embedded_bind, b.embedded_port)
             try:
                 await self.broker.start()
             except OSError as exc:
@@ -381,24 +368,24 @@ class TableService:
             protocol = "3.1.1"
         elif protocol == "auto":
             protocol = "5"
-        settings = LinkSettings(
+        settings = dataclasses.replace(
+            b,
             host=host,
             port=port,
-            username=b.username,
-            password=read_secret(b.password_file),
-            tls=b.tls,
-            ca_file=b.ca_file,
-            cert_file=b.cert_file,
-            key_file=b.key_file,
-            tls_insecure=b.tls_insecure,
             protocol=protocol,
-            keepalive=b.keepalive,
             client_id=b.client_id or f"smart-table-{self.cfg.table.venue}-{self.cfg.table.id}",
             # the embedded broker keeps no sessions; Mosquitto keeps commands sent while we restart
             session_expiry=0 if self.broker is not None else b.session_expiry,
         )
         part = self.health.part("mqtt")
-        self.link = MqttLink(settings, self.topics, self.outbox, self._on_command, on_status=part.set)
+        self.link = MqttLink(
+            settings,
+            self.topics,
+            self.outbox,
+            self._on_command,
+            on_status=part.set,
+            password=read_secret(b.password_file),
+        )
         self._tasks.append(asyncio.create_task(self._keep_running("mqtt", self.link.run), name="mqtt"))
         self._state_dirty = True
 
@@ -697,11 +684,11 @@ class TableService:
         return public_snapshot(doc)
 
     def _engine_snapshot(self) -> dict[str, Any] | None:
-        snap = getattr(self.engine, "snapshot", None)
-        if not callable(snap):
+        """The engine's snapshot, the table's one state (None before the engine is open)."""
+        if self.engine is None:
             return None
         try:
-            return snap()
+            return self.engine.snapshot()
         except Exception as exc:
             log.warning("event=engine_snapshot_failed error=%r", str(exc)[:200])
             return None
@@ -910,11 +897,6 @@ def pid_rss_kib(pid: int | None = None) -> int:
             if row.startswith("VmRSS:"):
                 return int(row.split()[1])
     return 0
-
-
-async def run_forever(config: Config, stop: asyncio.Event) -> None:
-    async with TableService(config):
-        await stop.wait()
 
 
 def archive_log(config: Config) -> str | None:

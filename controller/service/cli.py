@@ -52,13 +52,11 @@ def _run(args: argparse.Namespace) -> int:
     import signal
 
     from controller.service.app import ServiceError, TableService, archive_log
-    from controller.service.config import ConfigError, load_config
+    from controller.service.config import load_config_reporting
     from controller.service.memory import limit_heap_growth
 
-    try:
-        cfg = load_config(args.config)
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    cfg = load_config_reporting(args.config)
+    if cfg is None:
         return 2
     if args.check:
         print(

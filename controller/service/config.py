@@ -13,10 +13,12 @@ import difflib
 import os
 import re
 import stat
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from controller.mqtt.link import BrokerConfig
+from controller.tomlfile import TomlFileError, read_toml
 
 PROFILE_NAMES = ("cool_mule", "bar_league", "dragons_den", "corner_pocket", "bluff_street")
 # Who tells the engine the betting: "observed" (a self-dealt table, nobody types bets: the engine rules only
@@ -87,28 +89,6 @@ class DevicesConfig:
     # size of the simulated camera's frames
     sim_width: int = 1280
     sim_height: int = 720
-
-
-@dataclass(frozen=True, slots=True)
-class BrokerConfig:
-    # empty: start the embedded broker (zero-setup demo) on embedded_bind:embedded_port
-    host: str = ""
-    port: int = 1883
-    embedded_bind: str = "127.0.0.1"
-    embedded_port: int = 1883
-    username: str = ""
-    password_file: str = ""
-    tls: bool = False
-    ca_file: str = ""
-    cert_file: str = ""
-    key_file: str = ""
-    tls_insecure: bool = False
-    # "auto": MQTT 5 with an external broker, 3.1.1 with the embedded one
-    protocol: str = "auto"
-    keepalive: int = 30
-    client_id: str = ""
-    # seconds the broker keeps the table's session (commands sent while it restarts wait there); 0: clean
-    session_expiry: int = 3600
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,24 +356,25 @@ def load_config(path: str | os.PathLike[str] | None, *, check_secrets: bool = Tr
     """Read and validate a TOML file; None gives the simulated table's defaults."""
     if path is None:
         return parse_config(no_file_defaults(), "<defaults>")
-    name = str(path)
     try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ConfigError(name, [f"cannot read: {exc.strerror or exc}"]) from None
+        raw = read_toml(path)
+    except TomlFileError as exc:
+        raise ConfigError(exc.source, [exc.problem]) from None
+    return parse_config(raw, str(path), check_secrets=check_secrets)
+
+
+def load_config_reporting(
+    path: str | os.PathLike[str] | None, *, check_secrets: bool = True
+) -> Config | None:
+    """The config a command runs with, or None after printing its problems (`error: table.toml: ...`)
+    to stderr: the command then exits 2 (bad input). `run`, `doctor` and `homeassistant` share it."""
+    import sys
+
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ConfigError(
-            name, [f"not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line}, column {column}"]
-        ) from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(name, [f"not valid TOML: {exc}"]) from None
-    return parse_config(raw, name, check_secrets=check_secrets)
+        return load_config(path, check_secrets=check_secrets)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
 
 
 def no_file_defaults() -> dict[str, dict[str, Any]]:

@@ -157,10 +157,6 @@ class EventLog:
             (ident, seq, json.dumps(outputs, separators=(",", ":"), ensure_ascii=False)),
         )
 
-    def last_line_no(self) -> int:
-        row = self.conn.execute("SELECT MAX(line_no) FROM events WHERE kind = 'in'").fetchone()
-        return int(row[0] or 0)
-
     def count(self, kind: str) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM events WHERE kind = ?", (kind,)).fetchone()[0])
 

@@ -1,9 +1,10 @@
 """The service's devices: camera (through the vision tracker), LED panel (scenes out, buttons in), NFC.
 
 Each device runs in its own task under `supervise`, which restarts it with backoff after a failure
-and records its health, so a pulled cable or a hung camera never stops the others. The packages
-that drive the hardware are imported when the device starts: a missing one makes that device
-`unavailable` (said in its health) and the table runs on without it.
+and records its health, so a pulled cable or a hung camera never stops the others. The modules
+that drive the hardware are imported when the device starts (they are heavy: OpenCV, nfcpy); a
+device that cannot work here (no registry configured) is `unavailable`, said in its health, and the
+table runs on without it.
 """
 
 from __future__ import annotations
@@ -128,11 +129,6 @@ class CameraSource:
         if self.spec == "none":
             self.health.set("disabled", "devices.camera = none")
             await _forever()
-        try:
-            import vision.layout  # installed? (the frames loop uses it and the tracker)
-            import vision.tracker  # noqa: F401
-        except ImportError as exc:
-            raise Unavailable(f"vision tracker not installed ({exc})") from None
         if self.detector is None:
             self.detector = await asyncio.to_thread(self._open_detector)
         watch = asyncio.create_task(self._watch_stall())
@@ -239,10 +235,8 @@ class CameraSource:
         return list(self.tracker.update(frame, t))
 
     async def _device_frames(self) -> Any:
-        try:
-            from vision.sources import open_frames
-        except ImportError as exc:
-            raise Unavailable(f"vision.sources not installed ({exc})") from None
+        from vision.sources import open_frames
+
         spec = f"v4l2:{self.spec}" if self.spec.startswith("/dev/") else self.spec
         async for t, frame in open_frames(spec, fps=self.cfg.devices.camera_fps):
             yield t, frame
@@ -302,18 +296,12 @@ class PanelLink:
         self.ack_listeners: list[Callable[[Scene], None]] = []
         # Lines to feed just before a NEW HAND press (the NFC bust-outs it confirms): set by the service.
         self.before_new_hand: Callable[[], list[dict[str, Any]]] | None = None
-        self.signals: SignalState | None = None
-        try:
-            from firmware_bridge.signals import SignalState
+        from firmware_bridge.signals import SignalState
 
-            self.signals = SignalState(self.seats)
-        except ImportError as exc:
-            log.warning("event=panel_signals_unavailable error=%r", str(exc))
+        self.signals: SignalState = SignalState(self.seats)
 
     def on_line(self, line: dict[str, Any]) -> None:
         """Fold an output (or check-in) line into the panel's scene."""
-        if self.signals is None:
-            return
         try:
             scene = self.signals.apply(line)
         except Exception as exc:  # a signal bug must not stop the table
@@ -333,12 +321,8 @@ class PanelLink:
         if self.spec == "none":
             self.health.set("disabled", "devices.panel = none")
             await _forever()
-        try:
-            from firmware_bridge.bridge import PanelBridge
-        except ImportError as exc:
-            raise Unavailable(f"panel bridge not installed ({exc})") from None
-        if self.signals is None:
-            raise Unavailable("firmware_bridge.signals not installed")
+        from firmware_bridge.bridge import PanelBridge
+
         try:
             link = devices.open_panel(self.spec, devices.PanelOptions(seats=self.seats))
         except devices.DeviceError as exc:
@@ -446,10 +430,8 @@ class NfcSource:
             await _forever()
         if not self.cfg.checkin.registry:
             raise Unavailable("no player registry configured (checkin.registry)")
-        try:
-            from controller.registry.reader import watch_reader
-        except ImportError as exc:
-            raise Unavailable(f"NFC reader support not installed ({exc})") from None
+        from controller.registry.reader import watch_reader
+
         if self.checkin is None:
             self.checkin = await asyncio.to_thread(self._open_checkin)
             self.apply_late_level()
@@ -510,8 +492,3 @@ class NfcSource:
         if self.checkin is None:
             return []
         return self.checkin.seat_taps.new_hand(datetime.now(UTC))
-
-
-def close_quietly(obj: Any) -> None:
-    with contextlib.suppress(Exception):
-        obj.close()

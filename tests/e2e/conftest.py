@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hil.mosquitto import MOSQUITTO, Mosquitto, installed
+from controller.mqtt.mosquitto import MOSQUITTO, Mosquitto, installed
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hil.mosquitto import Mosquitto
-from hil.mosquitto import installed as mosquitto_installed
+from controller.mqtt.mosquitto import Mosquitto
+from controller.mqtt.mosquitto import installed as mosquitto_installed
 from tests.faults.harness import FLOOD_BROKER
 
 

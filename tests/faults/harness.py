@@ -5,7 +5,6 @@ and the checker that holds the subscriber's view against the table's event log."
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 from collections import Counter
@@ -17,6 +16,7 @@ import aiomqtt
 
 from controller.mqtt.follow import StreamFollower
 from controller.service.eventlog import EventLog
+from tests.service.mqtt_helpers import Recorder
 
 REPO = Path(__file__).resolve().parents[2]
 # Mosquitto for a flood: the table's persistent session may queue thousands of commands while the
@@ -35,76 +35,43 @@ def flood_command(k: int) -> dict[str, Any]:
     return {"id": f"cmd-{k}", "seat": 1, "player": f"F-{k}"}
 
 
-class Director:
+class Director(Recorder):
     """Subscribes to the table (persistent session, QoS 1), passes each ruling on once, in order,
-    asks `cmd/replay` for what it missed, and sends commands. Reconnects when the broker goes."""
+    asks `cmd/replay` for what it missed, and sends commands. Reconnects when the broker goes
+    (the Recorder's loop)."""
+
+    connect_timeout = 10.0
+    retry_delay = 0.1
 
     def __init__(self, port: int, prefix: str, identifier: str = "director-1", protocol: str = "5") -> None:
-        self.port, self.prefix, self.identifier = port, prefix, identifier
-        self.protocol = aiomqtt.ProtocolVersion.V5 if protocol == "5" else aiomqtt.ProtocolVersion.V311
+        super().__init__(port, prefix, protocol)
+        self.identifier = identifier
         self.follower = StreamFollower("rulings")
         self.delivered: list[dict[str, Any]] = []
         self.received = 0
         self.fetched = 0  # rulings passed on from a replay: what live delivery had missed
         self.status: list[bytes] = []
         self.replies: dict[str, dict[str, Any]] = {}
-        self.client: aiomqtt.Client | None = None
-        self.connected = asyncio.Event()
-        self._changed = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
         self._ids = itertools.count()
 
-    async def __aenter__(self) -> Director:
-        self._task = asyncio.create_task(self._run())
-        async with asyncio.timeout(10):
-            await self.connected.wait()
-        return self
+    def client_options(self) -> dict[str, Any]:
+        if self.protocol.value != 5:
+            return {"identifier": self.identifier, "clean_session": False}
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
 
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._task is not None
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        properties = Properties(PacketTypes.CONNECT)
+        properties.SessionExpiryInterval = 600
+        return {"identifier": self.identifier, "clean_start": False, "properties": properties}
 
-    async def _run(self) -> None:
-        while True:
-            try:
-                kw: dict[str, Any] = (
-                    {"clean_start": False} if self.protocol.value == 5 else {"clean_session": False}
-                )
-                properties = None
-                if self.protocol.value == 5:
-                    from paho.mqtt.packettypes import PacketTypes
-                    from paho.mqtt.properties import Properties
+    def subscriptions(self) -> list[tuple[str, int]]:
+        return [
+            (f"{self.prefix}/rulings", 1),
+            (f"{self.prefix}/status", 1),
+            (f"{self.prefix}/reply/{self.identifier}", 1),
+        ]
 
-                    properties = Properties(PacketTypes.CONNECT)
-                    properties.SessionExpiryInterval = 600
-                async with aiomqtt.Client(
-                    "127.0.0.1",
-                    self.port,
-                    identifier=self.identifier,
-                    protocol=self.protocol,
-                    timeout=5,
-                    properties=properties,
-                    **kw,
-                ) as c:
-                    await c.subscribe(
-                        [
-                            (f"{self.prefix}/rulings", 1),
-                            (f"{self.prefix}/status", 1),
-                            (f"{self.prefix}/reply/{self.identifier}", 1),
-                        ]
-                    )
-                    self.client = c
-                    self.connected.set()
-                    async for m in c.messages:
-                        self._on_message(str(m.topic), bytes(m.payload))
-            except aiomqtt.MqttError:
-                self.connected.clear()
-                self.client = None
-                await asyncio.sleep(0.1)
-
-    def _on_message(self, topic: str, payload: bytes) -> None:
+    def on_message(self, topic: str, payload: bytes, properties: Any) -> None:
         if topic.endswith("/rulings"):
             self.received += 1
             self.delivered += self.follower.feed(json.loads(payload))
@@ -114,15 +81,6 @@ class Director:
             doc = json.loads(payload)
             if isinstance(doc.get("id"), str):
                 self.replies[doc["id"]] = doc
-        self._changed.set()
-
-    async def wait_for(self, predicate: Any, timeout: float = 10.0) -> None:
-        async with asyncio.timeout(timeout):
-            while not predicate(self):
-                self._changed.clear()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(0.2):
-                        await self._changed.wait()
 
     async def publish(self, name: str, body: dict[str, Any], anonymous: bool = False) -> str:
         """A command (QoS 1) with an id (`anonymous`: without one, as a hand-typed mosquitto_pub

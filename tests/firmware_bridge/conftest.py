@@ -1,10 +1,40 @@
-"""Shared fixtures: a fake hardware layer with a hand-driven clock for the firmware logic."""
+"""Shared fixtures: a fake hardware layer with a hand-driven clock for the firmware logic, and for
+the tests on real pseudo-terminals the raw pty and the hand they show."""
 
 from __future__ import annotations
+
+import os
+import tty
 
 import pytest
 
 from firmware_bridge.firmware import panelproto as proto
+
+SEATS = 6
+# a hand on six seats: button 2, small blind 3, big blind 5 (the scene the pty tests check)
+HAND = {
+    "type": "hand",
+    "number": 4,
+    "button": 2,
+    "sb": 3,
+    "bb": 5,
+    "dead_button": False,
+    "dead_sb_seat": None,
+    "dealer": 2,
+    "first_card": 3,
+    "dealt_in": [3, 5, 6, 1, 2],
+    "sitting_out": [],
+    "redeal": False,
+}
+
+
+def raw_pty() -> tuple[int, int, str]:
+    """A pseudo-terminal in raw mode (no echo, no line editing), as a serial port is: its
+    controlling end, the port end, and the port's path (what the bridge opens)."""
+    master, port = os.openpty()
+    tty.setraw(master)
+    tty.setraw(port)
+    return master, port, os.ttyname(port)
 
 
 class FakeHal:

@@ -19,22 +19,8 @@ from firmware_bridge.firmware import panelproto as proto
 from firmware_bridge.scene import Scene
 from firmware_bridge.signals import SignalState
 from hil.panel_sim import SimulatedPanel
+from tests.firmware_bridge.conftest import HAND, SEATS, raw_pty
 
-SEATS = 6
-HAND = {
-    "type": "hand",
-    "number": 4,
-    "button": 2,
-    "sb": 3,
-    "bb": 5,
-    "dead_button": False,
-    "dead_sb_seat": None,
-    "dealer": 2,
-    "first_card": 3,
-    "dealt_in": [3, 5, 6, 1, 2],
-    "sitting_out": [],
-    "redeal": False,
-}
 GENEROUS = 8.0  # seconds
 
 
@@ -194,10 +180,7 @@ class ScriptedPanel:
     """The panel end of a raw pty, speaking the protocol by hand with the host's own codec."""
 
     def __init__(self, answer_scene):
-        self.master, slave = os.openpty()
-        tty.setraw(slave)
-        self.slave = slave
-        self.port = os.ttyname(slave)
+        self.master, self.slave, self.port = raw_pty()
         self.answer_scene = answer_scene  # (attempt number, seq) -> bytes to send back, or None
         self.scene_frames = []
         self.decoder = proto.FrameDecoder()
@@ -272,9 +255,7 @@ class CorruptingLine:
     """
 
     def __init__(self, panel_port: str, damage):
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)
-        self.port = os.ttyname(self.slave)
+        self.master, self.slave, self.port = raw_pty()
         self.panel = os.open(panel_port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         tty.setraw(self.panel)
         os.set_blocking(self.master, False)

@@ -15,31 +15,15 @@ import os
 import subprocess
 import sys
 import textwrap
-import tty
 from pathlib import Path
 
 import pytest
 
 from firmware_bridge.bridge import PanelBridge
 from firmware_bridge.signals import SignalState
+from tests.firmware_bridge.conftest import HAND, SEATS, raw_pty
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware_bridge" / "firmware"
-SEATS = 6
-HAND = {
-    "type": "hand",
-    "number": 4,
-    "button": 2,
-    "sb": 3,
-    "bb": 5,
-    "dead_button": False,
-    "dead_sb_seat": None,
-    "dealer": 2,
-    "first_card": 3,
-    "dealt_in": [3, 5, 6, 1, 2],
-    "sitting_out": [],
-    "redeal": False,
-}
-
 STANDINS = {
     "machine.py": """
         import os, time
@@ -102,9 +86,7 @@ def start_pico(tmp_path: Path, link: str) -> tuple[subprocess.Popen, str]:
     (flash / "panel_config.json").write_text(
         json.dumps({"link": link, "seats": SEATS, "leds_per_seat": 4, "brightness": 255})
     )
-    pico_end, host_end = os.openpty()
-    tty.setraw(pico_end)
-    tty.setraw(host_end)
+    pico_end, host_end, path = raw_pty()
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(flash), "FAKE_UART_FD": str(pico_end)}
     if link == "usb":
         io = {"stdin": pico_end, "stdout": pico_end, "pass_fds": ()}
@@ -118,7 +100,6 @@ def start_pico(tmp_path: Path, link: str) -> tuple[subprocess.Popen, str]:
         **io,
     )
     os.close(pico_end)
-    path = os.ttyname(host_end)
     proc.host_fd = host_end  # type: ignore[attr-defined]  # kept open so the pty stays alive
     return proc, path
 

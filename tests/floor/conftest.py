@@ -5,34 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from controller.floor.config import parse_floor_config
+from controller.mqtt.mosquitto import Mosquitto, free_port
 from controller.registry.card import CardVerifier, encode_card
 from controller.registry.checkin import TableCheckIn
 from controller.registry.draw import TableSpec
 from controller.registry.keys import create_key_file, load_keys
 from controller.registry.registry import Registry
-from hil.mosquitto import Mosquitto, free_port
-from hil.mosquitto import installed as mosquitto_installed
 from tests.registry.conftest import NOW, db_url, pg_url  # noqa: F401  (SQLite and PostgreSQL fixtures)
+from tests.service.conftest import mosquitto  # noqa: F401  (a Mosquitto of our own on a free port)
 
 VENUE = "den"
-
-
-@pytest.fixture
-def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    if not mosquitto_installed():
-        pytest.skip("mosquitto is not installed")
-    (tmp_path / "broker").mkdir()
-    broker = Mosquitto(tmp_path / "broker")
-    broker.start()
-    yield broker
-    broker.kill()
 
 
 def uid_for(n: int) -> bytes:

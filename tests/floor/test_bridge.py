@@ -10,8 +10,8 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from hil.mosquitto import Mosquitto
-from hil.mosquitto import installed as mosquitto_installed
+from controller.mqtt.mosquitto import Mosquitto
+from controller.mqtt.mosquitto import installed as mosquitto_installed
 
 BRIDGE = Path(__file__).resolve().parents[2] / "systemd" / "mosquitto" / "league-bridge.conf"
 AUTH_AND_TLS = re.compile(r"^(remote_username|remote_password|bridge_cafile|bridge_tls_version)\b")

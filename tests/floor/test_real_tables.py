@@ -10,7 +10,7 @@ import json
 import aiomqtt
 
 from controller.floor.config import parse_floor_config
-from hil.mosquitto import free_port
+from controller.mqtt.mosquitto import free_port
 from tests.floor.conftest import running_floor, wait_for
 from tests.service.conftest import service_process, write_toml
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from hil.mosquitto import Mosquitto
-from hil.mosquitto import installed as mosquitto_installed
+from controller.mqtt.mosquitto import Mosquitto
+from controller.mqtt.mosquitto import installed as mosquitto_installed
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "systemd" / "mosquitto"

@@ -15,9 +15,9 @@ import pytest
 
 from controller import datapaths
 from controller.doctor import FAIL, OK, WARN, Environment, check_nfc, check_panel, run_checks
+from controller.mqtt.mosquitto import Mosquitto
+from controller.mqtt.mosquitto import installed as mosquitto_installed
 from controller.service.config import load_config
-from hil.mosquitto import Mosquitto
-from hil.mosquitto import installed as mosquitto_installed
 from hil.panel_sim import SimulatedPanel
 from vision.layout import default_layout, save_layout
 

@@ -16,9 +16,9 @@ import jinja2
 import pytest
 
 from controller.homeassistant import discovery_messages
+from controller.mqtt.mosquitto import Mosquitto
+from controller.mqtt.mosquitto import installed as mosquitto_installed
 from controller.service.app import TableService
-from hil.mosquitto import Mosquitto
-from hil.mosquitto import installed as mosquitto_installed
 from tests.service.conftest import FLASH, HAND, table_config, write_toml
 
 REPO = Path(__file__).resolve().parents[2]

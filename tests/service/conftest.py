@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from controller.mqtt.mosquitto import Mosquitto
+from controller.mqtt.mosquitto import installed as mosquitto_installed
 from controller.service.config import Config, parse_config
-from hil.mosquitto import Mosquitto
-from hil.mosquitto import installed as mosquitto_installed
 from tests.rules.tablekit import SPEC_INPUT
 
 REPO = Path(__file__).resolve().parents[2]

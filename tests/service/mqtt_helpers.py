@@ -5,13 +5,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any
+from typing import Any, Self
 
 import aiomqtt
 
 
 class Recorder:
-    """Subscribes to a table's prefix and keeps every message; reconnects if the broker goes away."""
+    """Subscribes to a table's prefix and keeps every message; reconnects if the broker goes away.
+
+    The connect/reconnect loop is shared: a subclass changes what it subscribes to
+    (`subscriptions`), how it connects (`client_options`) and what it keeps (`on_message`)."""
+
+    connect_timeout = 5.0  # seconds `async with` waits for the first connection
+    retry_delay = 0.05  # seconds between reconnection attempts
 
     def __init__(self, port: int, prefix: str, protocol: str = "3.1.1", **kw: Any) -> None:
         self.port, self.prefix, self.kw = port, prefix, kw
@@ -22,9 +28,9 @@ class Recorder:
         self._task: asyncio.Task[None] | None = None
         self.client: aiomqtt.Client | None = None
 
-    async def __aenter__(self) -> Recorder:
+    async def __aenter__(self) -> Self:
         self._task = asyncio.create_task(self._run())
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(self.connect_timeout):
             await self.connected.wait()
         return self
 
@@ -34,28 +40,45 @@ class Recorder:
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
 
+    def client_options(self) -> dict[str, Any]:
+        return {
+            "identifier": self.kw.get("identifier"),
+            "clean_session": self.kw.get("clean_session"),
+            **self.kw.get("auth", {}),
+        }
+
+    def subscriptions(self) -> list[tuple[str, int]]:
+        return [(self.prefix + "/#", 1)]
+
+    def on_message(self, topic: str, payload: bytes, properties: Any) -> None:
+        self.messages.append((topic, payload, properties))
+
     async def _run(self) -> None:
         while True:
             try:
                 async with aiomqtt.Client(
-                    "127.0.0.1",
-                    self.port,
-                    protocol=self.protocol,
-                    timeout=5,
-                    identifier=self.kw.get("identifier"),
-                    clean_session=self.kw.get("clean_session"),
-                    **self.kw.get("auth", {}),
+                    "127.0.0.1", self.port, protocol=self.protocol, timeout=5, **self.client_options()
                 ) as c:
+                    await c.subscribe(self.subscriptions())
                     self.client = c
-                    await c.subscribe(self.prefix + "/#", qos=1)
                     self.connected.set()
                     async for m in c.messages:
-                        self.messages.append((str(m.topic), bytes(m.payload), m.properties))
+                        self.on_message(str(m.topic), bytes(m.payload), m.properties)
                         self._changed.set()
             except aiomqtt.MqttError:
                 self.connected.clear()
                 self.client = None
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(self.retry_delay)
+
+    async def wait_for(self, predicate: Any, timeout: float = 5.0) -> None:
+        """Until `predicate(self)` holds: checked at each message, and every 0.2 s for what changes
+        without one."""
+        async with asyncio.timeout(timeout):
+            while not predicate(self):
+                self._changed.clear()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(0.2):
+                        await self._changed.wait()
 
     def docs(self, suffix: str) -> list[dict[str, Any]]:
         topic = f"{self.prefix}/{suffix}"
@@ -63,12 +86,6 @@ class Recorder:
 
     def payloads(self, suffix: str) -> list[bytes]:
         return [p for t, p, _ in self.messages if t == f"{self.prefix}/{suffix}"]
-
-    async def wait_for(self, predicate: Any, timeout: float = 5.0) -> None:
-        async with asyncio.timeout(timeout):
-            while not predicate(self):
-                self._changed.clear()
-                await self._changed.wait()
 
     async def command(self, name: str, body: dict[str, Any] | bytes, timeout: float = 5.0) -> dict[str, Any]:
         """Publish cmd/<name> and wait for the reply with the same id (JSON fallback, MQTT 3.1.1)."""

@@ -13,9 +13,9 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
+from controller.mqtt.mosquitto import Mosquitto
+from controller.mqtt.mosquitto import installed as mosquitto_installed
 from controller.service.app import TableService
-from hil.mosquitto import Mosquitto
-from hil.mosquitto import installed as mosquitto_installed
 from tests.service.conftest import table_config
 
 pytestmark = [
