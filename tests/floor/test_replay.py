@@ -7,7 +7,7 @@ import json
 
 from controller.floor.config import parse_floor_config
 from controller.floor.model import Floor
-from hil.mosquitto import free_port
+from controller.mqtt.mosquitto import free_port
 from tests.floor.conftest import running_floor, wait_for
 from tests.floor.test_model import floor_for, send
 
