@@ -5,6 +5,7 @@ from __future__ import annotations
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 ALL_CARDS = frozenset(r + s for r in RANKS for s in SUITS)
+ALL_CODES = tuple(r + s for r in RANKS for s in SUITS)  # the 52 codes in rank-major order
 
 
 def is_card(code: object) -> bool:
