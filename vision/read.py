@@ -53,6 +53,7 @@ INDEX_INK = (2, 2, 24, 46)  # x0, y0, x1, y1 where the index's ink is looked at 
 EDGE = 0.5  # a piece of the index box's top/left edge smaller than this share of the biggest is not ink
 IDX_BOX = (0, 0, 26, 46)  # x0, y0, x1, y1 of the corner index in the canonical card
 INDEX_FAINT = 0.22  # darkness (0 paper .. 1 ink) above which pale index printing counts as ink
+MIRROR_TOL = 0.07  # of the card size: how far a pip's mirror partner may lie from the exact mirror place
 IDX_SEARCH = (1, 1, 32, 64)  # where the built-in reader looks for the index's rank and suit symbol
 
 
@@ -1043,7 +1044,21 @@ def _pips(
         fx, fy = (cents[k][0] + x0) / w, (cents[k][1] + y0) / h
         return (fx < 0.26 or fx > 0.74) and (fy < 0.4 or fy > 0.6)
 
-    pip_ids = [k for k in pip_ids if not in_corner(k)]
+    # ... but one with a partner at its mirror place across the card's middle line is a pip: pips
+    # are laid out left-right symmetric, the two corner indices only point-symmetric (standard
+    # faces print their outer pip columns that close to the edge)
+    def mirrored(k):
+        fx, fy = (cents[k][0] + x0) / w, (cents[k][1] + y0) / h
+        a = stats[k, cv2.CC_STAT_AREA]
+        for j in pip_ids:
+            gx, gy = (cents[j][0] + x0) / w, (cents[j][1] + y0) / h
+            near = abs(gx - (1 - fx)) < MIRROR_TOL and abs(gy - fy) < MIRROR_TOL
+            if j != k and near and 0.6 <= stats[j, cv2.CC_STAT_AREA] / a <= 1.6:
+                return True
+        return False
+
+    # (with `keep`, part of the card is hidden: a partner may be hidden too, so the plain rule)
+    pip_ids = [k for k in pip_ids if not in_corner(k) or (keep is None and mirrored(k))]
     if keep is not None:
         pip_ids = [k for k in pip_ids if keep[int(cents[k][1]) + y0, int(cents[k][0]) + x0] > 0]
     if len(pip_ids) > 10:
