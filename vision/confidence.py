@@ -30,8 +30,11 @@ def fit_isotonic(raw, right) -> dict:
     raw, right = raw[order], right[order]
     overall = float(right.mean())
     blocks: list[list[float]] = []  # [sum right, count, upper edge]
-    for x, y in zip(raw, right, strict=True):
-        blocks.append([y, 1.0, x])
+    xs, start = np.unique(raw, return_index=True)  # equal scores are one step (the reader's are coarse)
+    sums = np.add.reduceat(right, start)
+    counts = np.diff(np.append(start, len(raw)))
+    for x, y, n0 in zip(xs, sums, counts, strict=True):
+        blocks.append([float(y), float(n0), float(x)])
         while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1]:
             s, n, e = blocks.pop()
             blocks[-1][0] += s

@@ -131,6 +131,9 @@ def train_all(
             got += r
         table = confidence.fit_isotonic([c for c, _ in got], [ok for _, ok in got])
         table["trained_on"] = others
+        table["reads"] = [
+            [round(c, 4), int(ok)] for c, ok in got
+        ]  # (raw score, right): refit without rerunning
         confidence.save(table, fold_dir / f"read_confidence_without_{held}.json")
         log(
             f"  fold without {held}: calibration on {len(got)} reads of {', '.join(others)}; {time.time() - t0:.0f} s"
@@ -139,6 +142,7 @@ def train_all(
     allr = [r for s in SOURCES for r in fold_reads[s]]
     table = confidence.fit_isotonic([c for c, _ in allr], [ok for _, ok in allr])
     table["trained_on"] = list(SOURCES)
+    table["reads"] = [[round(c, 4), int(ok)] for c, ok in allr]
     confidence.save(table, out_dir / "read_confidence.json")
     log(
         f"wrote {out_dir / 'quad_verifier.npz'} and read_confidence.json (all sources); {time.time() - t0:.0f} s"

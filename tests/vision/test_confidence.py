@@ -43,3 +43,12 @@ def test_detector_applies_the_map_to_built_in_reads_only(tmp_path):
     det = Detector(calibration=str(path))
     raw = Detector(calibration=False)
     assert det.calibrate(0.93) == 0.5 and raw.calibrate is None
+
+
+def test_equal_raw_scores_are_one_step():
+    """The reader's raw scores are coarse (0.6, 0.9, ...): reads with the same score get one rate."""
+    raw = [0.6] * 10 + [0.9] * 10
+    right = [0] * 4 + [1] * 6 + [1] * 9 + [0]
+    cal = Calibrator(fit_isotonic(raw, right))
+    assert cal(0.6) == pytest.approx((6 + 2 * 15 / 20) / 12)
+    assert cal(0.9) > cal(0.6)
