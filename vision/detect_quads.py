@@ -8,7 +8,8 @@ neighbourhood (white paper on anything darker), Otsu's split (a card against a p
 or dark) and closed Canny outlines (a white card on a pale table still has an edge). Every outline
 that is nearly a rectangle of a card's shape (either way round; a stretched photo changes the
 ratio) proposes a quadrilateral. The verifier (`QuadVerifier`, weights `quad_verifier.npz`, made
-by `python -m vision.train` from synthetic composites only) sees each proposal warped upright with
+by `python -m vision.train --real` from synthetic composites and the real photos, see
+`vision.train_real` for the leave-one-source-out folds) sees each proposal warped upright with
 a margin around it (HOG of the grey picture plus paper/contrast statistics) and says how likely it
 is a whole card. Nested and overlapping proposals keep the most likely one.
 

@@ -3,8 +3,10 @@
     python -m vision.train [--composites 1000] [--seed 2] [--out vision/quad_verifier.npz] [--quick]
     make train-vision          (the same, on one core, niced)
 
-No real photograph is used: the figures on ../shared/data/real_photos are measured on pictures the
-verifier never saw. A composite is a background (a texture of ../shared/data/textures -- wood,
+Without --real no real photograph is used. With --real (`vision.train_real`) the proposals on the
+real photos join in, and each real-photo source also gets a verifier trained without it
+(vision/loso/), which is what its benchmark figures are measured with; the shipped weights are
+trained on all three sources. A composite is a background (a texture of ../shared/data/textures -- wood,
 stone, tiles, brick, plaster, plastic -- or felt of any colour, any brightness, pale tables too)
 with 0-7 cards pasted on it: faces and backs of the two GPL decks of ../shared/data/decks, cards
 drawn in code (`vision.read_synth`) and backs drawn here, 25-260 px wide, any rotation, perspective
