@@ -57,6 +57,7 @@ QUAD_SHARE = 0.4  # of the budget: the proposal+verifier stage may use this much
 DROP_BELOW = 0.02  # a lone felt-stage card the verifier gives less than this is not a card
 REPLACE_MARGIN = 0.75  # a verified card this much more likely replaces the felt-stage cards under it
 REPLACE_SURE = 0.95  # ... if the verifier is at least this sure of it
+SMALL_SHARE = 0.5  # of the sure cards' width: narrower than that (perspective never halves it) is no card
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
 
@@ -267,6 +268,14 @@ class Detector:
                 continue  # overlapping cards (a hole-card pair): the felt stage's own kind of find
             if under and q.score >= REPLACE_SURE and all(p[i] < q.score - REPLACE_MARGIN for i in under):
                 for i in under:
+                    keep[i] = False
+        # the cards of one deck are one size: a felt-stage "card" far smaller than the cards the
+        # verifier is sure of (a speck of a foil or grain texture, a pip) is none
+        sure_w = [_card_dims(q.corners)[0] for q in quads if q.score >= REPLACE_SURE]
+        if sure_w:
+            small = SMALL_SHARE * float(np.median(sure_w))
+            for i in range(len(rects)):
+                if _card_dims(polys[i])[0] < small:
                     keep[i] = False
         if all(keep):
             return rects, leftovers
