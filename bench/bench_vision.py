@@ -1,6 +1,7 @@
 """Vision benchmark: accuracy and speed of card/button detection on rendered tables.
 
     .venv/bin/python bench/bench_vision.py [--frames 40] [--frames-4k 6] [--decks tango anglo_poker]
+    .venv/bin/python bench/bench_vision.py --loso vision/loso --no-rendered    (real photos, unseen-data figures)
 
 Decks: 'drawn' (hil/decks/drawn.py, the held-out deck nothing was tuned on) and the two GPL decks.
 For each deck: random mid-hand tables (2-10 seats, hole-card pairs, exposed cards, board, chips of
