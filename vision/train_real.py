@@ -15,6 +15,8 @@ the synthetic set and the two other sources, and a confidence map `loso/read_con
 (`vision.confidence`) is fitted on the codes the detector, with that verifier, reads on the two
 other sources. `bench/bench_vision.py --loso vision/loso` reports each source with the models that never
 saw it. The shipped `quad_verifier.npz` and `read_confidence.json` are trained on all three.
+Licences: the photos are Apache-2.0 (Edje), CC BY 4.0 (Roboflow user, black-jack-8goxw v13:
+attribution required) and MIT (Foltys); see ../shared/data/real_photos/*/LICENSE.txt.
 """
 
 from __future__ import annotations
