@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
             command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
             && { echo $$p; break; }; done)
 
-.PHONY: test demo lint bench clean venv install-check install-check-arm64 train-vision
+.PHONY: test demo lint bench clean venv install-check install-check-arm64 train-vision train-vision-real
 
 venv: $(STAMP)
 
@@ -54,6 +54,10 @@ install-check-arm64:
 # the card verifier (vision/quad_verifier.npz) from synthetic composites, on one core
 train-vision: $(STAMP)
 	OMP_NUM_THREADS=1 nice -n 10 $(BIN)/python -m vision.train
+
+# the same plus the real photos, leave-one-source-out (vision/loso/), and read_confidence.json
+train-vision-real: $(STAMP)
+	OMP_NUM_THREADS=1 nice -n 10 $(BIN)/python -m vision.train --real
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,6 +1,7 @@
 """Vision benchmark: accuracy and speed of card/button detection on rendered tables.
 
     .venv/bin/python bench/bench_vision.py [--frames 40] [--frames-4k 6] [--decks tango anglo_poker]
+    .venv/bin/python bench/bench_vision.py --loso vision/loso --no-rendered    (real photos, unseen-data figures)
 
 Decks: 'drawn' (hil/decks/drawn.py, the held-out deck nothing was tuned on) and the two GPL decks.
 For each deck: random mid-hand tables (2-10 seats, hole-card pairs, exposed cards, board, chips of
@@ -103,13 +104,21 @@ def _spread(ms: list) -> str:
     return f"median {statistics.median(ms):7.1f}  p99 {p99:7.1f}  worst {ms[-1]:7.1f}"
 
 
-def real_photos(source: str, limit: int | None) -> RealScore | None:
-    """Figures of the built-in detector and reader on one real-photo source (nothing tuned on it)."""
+def real_photos(source: str, limit: int | None, loso: Path | None = None) -> RealScore | None:
+    """Figures of the built-in detector and reader on one real-photo source. With `loso` (the folder
+    `python -m vision.train --real` wrote the folds to), the verifier and the confidence map that
+    were trained without this source; else the shipped ones."""
     root = real_photos_dir()
     if root is None or not (root / source / "labels.json").is_file():
         return None
     labels = load_labels(root / source)
-    det = Detector()
+    if loso is not None:
+        det = Detector(
+            verifier_path=str(loso / f"quad_verifier_without_{source}.npz"),
+            calibration=str(loso / f"read_confidence_without_{source}.json"),
+        )
+    else:
+        det = Detector()
     total = RealScore()
     for name in sample(list(labels), limit):
         frame = cv2.imread(str(root / source / name), cv2.IMREAD_COLOR)
@@ -169,13 +178,28 @@ def main() -> int:
     ap.add_argument("--real", nargs="*", default=list(SOURCES), help="real-photo sources (none: skip)")
     ap.add_argument("--real-limit", type=int, default=None, help="at most this many photos per source")
     ap.add_argument("--no-rendered", action="store_true", help="only the real photographs")
+    ap.add_argument(
+        "--loso",
+        type=Path,
+        default=None,
+        help="folder of leave-one-source-out models (vision/loso, from `vision train --real`): each "
+        "real-photo source measured with the verifier and confidence map that never saw it",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
 
-    if args.real:
-        print("real photographs (../shared/data/real_photos): measured only, never trained or tuned on")
+    if args.real and args.loso:
+        print(
+            "real photographs (../shared/data/real_photos): each source with the verifier and confidence "
+            f"map trained without it ({args.loso}); the reader's glyphs never saw a real photo"
+        )
+    elif args.real:
+        print(
+            "real photographs (../shared/data/real_photos), shipped models: the verifier and confidence "
+            "map were trained on all three sources (vision train --real): for unseen-data figures use --loso"
+        )
     for source in args.real:
-        s = real_photos(source, args.real_limit)
+        s = real_photos(source, args.real_limit, args.loso)
         if s is None:
             print(f"\n== real photos {source}: not found (../shared/data/real_photos), skipped")
             continue

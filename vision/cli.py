@@ -59,6 +59,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--decks", nargs="*", default=["tango", "anglo_poker"], help="never 'drawn' (held out)")
     p.add_argument("--out", default=None, metavar="WEIGHTS.npz", help="default: the package's own weights")
     p.add_argument("--quick", action="store_true", help="a tiny model end to end (about a minute at most)")
+    p.add_argument(
+        "--real",
+        action="store_true",
+        help="also learn from ../shared/data/real_photos, leave-one-source-out (vision/train_real.py)",
+    )
+    p.add_argument("--out-dir", default=None, help="with --real: where the models go (default: the package)")
     p.set_defaults(handler=cmd_train)
 
 
@@ -330,4 +336,8 @@ def cmd_train(args) -> int:
         argv += ["--out", args.out]
     if args.quick:
         argv.append("--quick")
+    if args.real:
+        argv.append("--real")
+    if args.out_dir:
+        argv += ["--out-dir", args.out_dir]
     return train_main(argv)

@@ -25,7 +25,16 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.detect_quads import card_probability, find_cards, load_verifier, overlap_share, work_picture
+from vision.confidence import load as load_calibration
+from vision.detect_quads import (
+    canonical_order,
+    card_probability,
+    clockwise,
+    find_cards,
+    load_verifier,
+    overlap_share,
+    work_picture,
+)
 from vision.read import BuiltinReader, DeckModel, ReadResult, face_up_score, load_model
 
 DEBUG = False
@@ -48,6 +57,7 @@ QUAD_SHARE = 0.4  # of the budget: the proposal+verifier stage may use this much
 DROP_BELOW = 0.02  # a lone felt-stage card the verifier gives less than this is not a card
 REPLACE_MARGIN = 0.75  # a verified card this much more likely replaces the felt-stage cards under it
 REPLACE_SURE = 0.95  # ... if the verifier is at least this sure of it
+SMALL_SHARE = 0.5  # of the sure cards' width: narrower than that (perspective never halves it) is no card
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
 
@@ -138,9 +148,13 @@ class Detector:
         work_width: int = 960,
         budget_ms: float | None = BUDGET_MS,
         verifier_path: str | None = None,
+        calibration: str | bool | None = None,
     ) -> None:
         self.model: DeckModel | None = load_model(deck_model_path) if deck_model_path else None
         self.verifier = load_verifier(verifier_path)
+        # the built-in reader's raw score -> how often such a read is right (vision/confidence.py);
+        # False: the raw score (to fit a calibration), a path: that map, None: the shipped one
+        self.calibrate = None if calibration is False else load_calibration(calibration or None)
         self.budget_ms = budget_ms
         self._deadline: float | None = None
         self._search_deadline: float | None = None
@@ -195,6 +209,21 @@ class Detector:
         rects, leftovers, card_w = self._cards(mask, gray, scale)
         if qwork is not None and rects:
             rects, leftovers = self._verified(rects, leftovers, quads, qwork, scale)
+        button, discs = self._discs(frame, mask, leftovers, rects, scale, card_w)
+        # a verified card where the felt stage saw round things (a row of touching chips) is not one,
+        # unless the verifier is sure: on a surface that is not felt the felt stage takes a card it
+        # could not split for a round blob (then that "disc" is no chip and no button either)
+        sure = [q for q in quads if q.score >= REPLACE_SURE]
+        quads = [
+            q for q in quads if any(q is t for t in sure) or not any(_on_disc(q.corners, d) for d in discs)
+        ]
+        if sure:
+            button = _button_off_cards(button, discs, sure)
+        # verified cards clear of every felt-stage card are read first: on a cluttered photo the felt
+        # stage's many doubtful finds would otherwise spend the budget and leave them unread
+        felt_polys = [r.corners / scale for r in rects]
+        clear = [q for q in quads if not any(_overlap(q.corners, p) for p in felt_polys)]
+        first = self._quad_cards(frame, clear, [])
         cards = self._describe(frame, rects, scale)
         if self._doubtful:
             cards = [
@@ -202,10 +231,8 @@ class Detector:
                 for c, r in zip(cards, rects, strict=True)
                 if not (id(r) in self._doubtful and c.face == "up" and c.code is None)
             ]
-        button, discs = self._discs(frame, mask, leftovers, rects, scale, card_w)
-        # a verified card where the felt stage saw round things (a row of touching chips) is not one
-        quads = [q for q in quads if not any(_on_disc(q.corners, d) for d in discs)]
-        cards += self._quad_cards(frame, quads, cards)
+        cards += first
+        cards += self._quad_cards(frame, [q for q in quads if not any(q is c for c in clear)], cards)
         if stride > 1:
             _scale_result(cards, button, discs, stride)
         res = DetectionResult(w, h, cards, button, discs, truncated=self._truncated)
@@ -241,6 +268,14 @@ class Detector:
                 continue  # overlapping cards (a hole-card pair): the felt stage's own kind of find
             if under and q.score >= REPLACE_SURE and all(p[i] < q.score - REPLACE_MARGIN for i in under):
                 for i in under:
+                    keep[i] = False
+        # the cards of one deck are one size: a felt-stage "card" far smaller than the cards the
+        # verifier is sure of (a speck of a foil or grain texture, a pip) is none
+        sure_w = [_card_dims(q.corners)[0] for q in quads if q.score >= REPLACE_SURE]
+        if sure_w:
+            small = SMALL_SHARE * float(np.median(sure_w))
+            for i in range(len(rects)):
+                if _card_dims(polys[i])[0] < small:
                     keep[i] = False
         if all(keep):
             return rects, leftovers
@@ -427,10 +462,10 @@ class Detector:
             cw = hint
         elif est is not None and est[1] >= 3:
             cw = est[0]
+        elif self._quad_widths:  # whole cards the verifier vouched for: their size, no search
+            cw = float(np.median(self._quad_widths)) * scale
         elif blobs:  # one or two clean blobs (maybe two touching cards) or none: the size that explains most
-            # when the search runs out of time, the size of the whole cards the verifier vouched for
-            quad_w = float(np.median(self._quad_widths)) * scale if self._quad_widths else None
-            cw = _size_by_fit(blobs, mask, gray, self._search_deadline, quad_w)
+            cw = _size_by_fit(blobs, mask, gray, self._search_deadline, None)
             self._out_of_time()
         else:
             return 12.0
@@ -569,6 +604,8 @@ class Detector:
             cv2.fillConvexPoly(own, np.round(q).astype(np.int32), 0)
         reader = self.model if self.model is not None else self.builtin
         res: ReadResult = reader.read(canon, visible, own)
+        if self.model is None and res.code is not None and self.calibrate is not None:
+            return res.face, res.code, self.calibrate(res.confidence)
         return res.face, res.code, res.confidence
 
     def _discs(self, frame, mask, leftovers, rects, scale, card_w):
@@ -1368,28 +1405,32 @@ def _axis_diff(q1: np.ndarray, q2: np.ndarray) -> float:
     return min(d, 180 - d)
 
 
-def _clockwise(q: np.ndarray) -> np.ndarray:
-    """Order 4 corners clockwise (image coordinates, y down), starting at the top-most-left one."""
-    q = np.asarray(q, dtype=np.float64).reshape(4, 2)
-    c = q.mean(axis=0)
-    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
-    q = q[np.argsort(ang)]  # increasing angle = clockwise on screen
-    start = int(np.argmin(q[:, 0] + q[:, 1]))
-    return np.roll(q, -start, axis=0)
-
-
-def _canonical_order(q: np.ndarray) -> np.ndarray:
-    """Clockwise corners with the first edge a short side, so the warp gives an upright portrait card."""
-    q = _clockwise(q)
-    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[3] - q[0]):
-        q = np.roll(q, -1, axis=0)
-    return q
+_clockwise = clockwise  # the names the rest of this module and its tests use
+_canonical_order = canonical_order
 
 
 def _on_disc(q: np.ndarray, disc: dict) -> bool:
     """Whether a disc's centre lies inside the outline q (full px)."""
     c = (float(disc["center"][0]), float(disc["center"][1]))
     return cv2.pointPolygonTest(q.astype(np.float32).reshape(-1, 1, 2), c, False) >= 0
+
+
+def _button_off_cards(button, discs: list[dict], cards) -> ButtonObs | None:
+    """The button again, among the discs that do not lie on one of these (verified) cards."""
+    best = None
+    for d in discs:
+        if any(_on_disc(q.corners, d) for q in cards):
+            d["kind"] = "card"
+            continue
+        d["kind"] = "chip"
+        if d.get("button_score", 0.0) > 0.5 and (best is None or d["button_score"] > best["button_score"]):
+            best = d
+    if best is None:
+        return None
+    best["kind"] = "button"
+    if button is not None and tuple(button.center) == tuple(best["center"]):
+        return button
+    return ButtonObs(best["center"], best["radius"], min(0.99, best["button_score"]))
 
 
 def _poly_iou(a: np.ndarray, b: np.ndarray) -> float:

@@ -8,7 +8,8 @@ neighbourhood (white paper on anything darker), Otsu's split (a card against a p
 or dark) and closed Canny outlines (a white card on a pale table still has an edge). Every outline
 that is nearly a rectangle of a card's shape (either way round; a stretched photo changes the
 ratio) proposes a quadrilateral. The verifier (`QuadVerifier`, weights `quad_verifier.npz`, made
-by `python -m vision.train` from synthetic composites only) sees each proposal warped upright with
+by `python -m vision.train --real` from synthetic composites and the real photos, see
+`vision.train_real` for the leave-one-source-out folds) sees each proposal warped upright with
 a margin around it (HOG of the grey picture plus paper/contrast statistics) and says how likely it
 is a whole card. Nested and overlapping proposals keep the most likely one.
 
@@ -31,7 +32,11 @@ WEIGHTS = Path(__file__).with_name("quad_verifier.npz")
 WORK_LONG = 960  # proposals are looked for on a picture at most this long
 MAX_PROPOSALS = 160  # verified per frame at most (the most card-like first)
 MIN_SHORT = 9.0  # work px: a card narrower than this cannot be told from a scrap of paper
-ASPECT = (0.5, 0.93)  # short/long side: 0.71 for a card, widened for stretched photos and perspective
+# short/long side: 0.71 for a card seen square on. A photo squeezed to a square (4:3 -> 1:1, as
+# dataset exports do) turns that into 0.71/0.75 = 0.95 or 0.71*0.75 = 0.53, and a tilted camera
+# shortens one side by a further quarter: 0.4 .. 1.0 (any rectangle) is geometry, not a fit. The
+# verifier sees every proposal warped to a card's shape and decides.
+ASPECT = (0.4, 1.0)
 MIN_FILL = 0.72  # contour area over its min-area rectangle
 MIN_HULL_FILL = 0.9  # convex hull's area over it: a card's is ~0.98, two touching discs' 0.89
 PATCH_W, PATCH_H = 32, 48  # verifier's view of a proposal (portrait), margin included
@@ -126,6 +131,25 @@ def order_corners(q: np.ndarray) -> np.ndarray:
     q = q[np.argsort(a)]  # clockwise on screen (y down)
     start = int(np.argmin(q[:, 0] + q[:, 1]))
     return np.roll(q, -start, axis=0)
+
+
+def clockwise(q: np.ndarray) -> np.ndarray:
+    """Order 4 corners clockwise (image coordinates, y down), starting at the top-most-left one."""
+    q = np.asarray(q, dtype=np.float64).reshape(4, 2)
+    c = q.mean(axis=0)
+    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    q = q[np.argsort(ang)]  # increasing angle = clockwise on screen
+    start = int(np.argmin(q[:, 0] + q[:, 1]))
+    return np.roll(q, -start, axis=0)
+
+
+def canonical_order(q: np.ndarray) -> np.ndarray:
+    """Clockwise corners with the first edge a short side, so the warp gives an upright portrait card
+    (here, not in vision.detect, so the reader can use it without importing the detector)."""
+    q = clockwise(q)
+    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[3] - q[0]):
+        q = np.roll(q, -1, axis=0)
+    return q
 
 
 def propose(

@@ -113,13 +113,6 @@ class Layout:
                 return seat
         return None
 
-    def seat_of_point(self, point_px) -> int | None:
-        """The seat whose zone (or, off every zone, whose anchor is nearest) holds the point."""
-        z = self.zone_at(point_px)
-        if z and z[0] == "seat":
-            return z[1]
-        return None
-
     def nearest_seat(self, point_px) -> int:
         p = self.to_table([point_px])[0]
         return min(self.seat_anchors, key=lambda s: math.dist(p, self.seat_anchors[s]))

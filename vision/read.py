@@ -26,6 +26,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from controller.rules.cards import ALL_CODES, RANKS, SUITS  # noqa: F401  (RANKS: re-exported)
+from vision.detect_quads import canonical_order
 from vision.read_glyph import (
     RANK_SIZE,
     SUIT_SIZE,
@@ -38,9 +40,6 @@ from vision.read_glyph import (
 from vision.read_glyph import models as glyph_models
 
 CANON_W, CANON_H = 100, 140
-RANKS = "23456789TJQKA"
-SUITS = "cdhs"
-ALL_CODES = tuple(r + s for r in RANKS for s in SUITS)
 MODEL_VERSION = 1
 T_W, T_H = 30, 42  # whole-card template size
 F_W, F_H = 50, 70  # finer whole-card template, to tell look-alikes apart (3c/3s)
@@ -54,6 +53,7 @@ INDEX_INK = (2, 2, 24, 46)  # x0, y0, x1, y1 where the index's ink is looked at 
 EDGE = 0.5  # a piece of the index box's top/left edge smaller than this share of the biggest is not ink
 IDX_BOX = (0, 0, 26, 46)  # x0, y0, x1, y1 of the corner index in the canonical card
 INDEX_FAINT = 0.22  # darkness (0 paper .. 1 ink) above which pale index printing counts as ink
+MIRROR_TOL = 0.07  # of the card size: how far a pip's mirror partner may lie from the exact mirror place
 IDX_SEARCH = (1, 1, 32, 64)  # where the built-in reader looks for the index's rank and suit symbol
 
 
@@ -380,9 +380,7 @@ def _crop_card(img: np.ndarray) -> np.ndarray:
         return img
     rect = cv2.minAreaRect(c)
     box = cv2.boxPoints(rect)
-    from vision.detect import _canonical_order
-
-    q = _canonical_order(box).astype(np.float32)
+    q = canonical_order(box).astype(np.float32)
     cw, ch = int(np.linalg.norm(q[1] - q[0])), int(np.linalg.norm(q[3] - q[0]))
     m = cv2.getPerspectiveTransform(q, np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]]))
     return cv2.warpPerspective(img, m, (cw, ch))
@@ -465,47 +463,6 @@ def suit_vote(canon: np.ndarray, visible: np.ndarray, a: str, b: str) -> float:
     if lp is None:
         return 0.0
     return float(np.clip(lp[:, SUITS.index(a)] - lp[:, SUITS.index(b)], -4.0, 4.0).sum())
-
-
-def _suit_shape(name: str, size: int = 96) -> np.ndarray:
-    img = np.zeros((size, size), np.uint8)
-    s = size
-
-    def circ(x, y, r):
-        cv2.circle(img, (int(x * s), int(y * s)), int(r * s), 255, -1, cv2.LINE_AA)
-
-    if name == "d":
-        pts = np.array([[0.5, 0.02], [0.85, 0.5], [0.5, 0.98], [0.15, 0.5]]) * s
-        cv2.fillPoly(img, [pts.astype(np.int32)], 255)
-    elif name == "h":
-        circ(0.3, 0.32, 0.24)
-        circ(0.7, 0.32, 0.24)
-        pts = np.array([[0.07, 0.42], [0.93, 0.42], [0.5, 0.95]]) * s
-        cv2.fillPoly(img, [pts.astype(np.int32)], 255)
-    elif name == "s":
-        circ(0.3, 0.58, 0.22)
-        circ(0.7, 0.58, 0.22)
-        pts = np.array([[0.09, 0.5], [0.91, 0.5], [0.5, 0.05]]) * s
-        cv2.fillPoly(img, [pts.astype(np.int32)], 255)
-        pts = np.array([[0.5, 0.6], [0.65, 0.95], [0.35, 0.95]]) * s
-        cv2.fillPoly(img, [pts.astype(np.int32)], 255)
-    elif name == "c":
-        circ(0.5, 0.27, 0.2)
-        circ(0.27, 0.58, 0.2)
-        circ(0.73, 0.58, 0.2)
-        circ(0.5, 0.5, 0.1)
-        pts = np.array([[0.5, 0.5], [0.64, 0.95], [0.36, 0.95]]) * s
-        cv2.fillPoly(img, [pts.astype(np.int32)], 255)
-    return img
-
-
-@lru_cache(maxsize=1)
-def _suit_templates() -> dict[str, np.ndarray]:
-    out = {}
-    for s in SUITS:
-        cs, _ = cv2.findContours(_suit_shape(s), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        out[s] = max(cs, key=cv2.contourArea)
-    return out
 
 
 GLYPH_W, GLYPH_H = 16, 22
@@ -1087,7 +1044,21 @@ def _pips(
         fx, fy = (cents[k][0] + x0) / w, (cents[k][1] + y0) / h
         return (fx < 0.26 or fx > 0.74) and (fy < 0.4 or fy > 0.6)
 
-    pip_ids = [k for k in pip_ids if not in_corner(k)]
+    # ... but one with a partner at its mirror place across the card's middle line is a pip: pips
+    # are laid out left-right symmetric, the two corner indices only point-symmetric (standard
+    # faces print their outer pip columns that close to the edge)
+    def mirrored(k):
+        fx, fy = (cents[k][0] + x0) / w, (cents[k][1] + y0) / h
+        a = stats[k, cv2.CC_STAT_AREA]
+        for j in pip_ids:
+            gx, gy = (cents[j][0] + x0) / w, (cents[j][1] + y0) / h
+            near = abs(gx - (1 - fx)) < MIRROR_TOL and abs(gy - fy) < MIRROR_TOL
+            if j != k and near and 0.6 <= stats[j, cv2.CC_STAT_AREA] / a <= 1.6:
+                return True
+        return False
+
+    # (with `keep`, part of the card is hidden: a partner may be hidden too, so the plain rule)
+    pip_ids = [k for k in pip_ids if not in_corner(k) or (keep is None and mirrored(k))]
     if keep is not None:
         pip_ids = [k for k in pip_ids if keep[int(cents[k][1]) + y0, int(cents[k][0]) + x0] > 0]
     if len(pip_ids) > 10:

@@ -15,11 +15,10 @@ import math
 import cv2
 import numpy as np
 
+from controller.rules.cards import RANKS, SUITS  # noqa: F401  (re-exported for vision.train)
 from vision.read import PIP_LAYOUTS  # the usual pip places the reader fits against
 
 CANON_W, CANON_H = 100, 140
-RANKS = "23456789TJQKA"
-SUITS = "cdhs"
 SS = 4  # supersampling of the drawn card
 FONTS = (
     cv2.FONT_HERSHEY_SIMPLEX,

@@ -1,7 +1,7 @@
 """Score the detector on the real photographs of ../shared/data/real_photos (labels.json per source).
 
-The photos are measurement data only: nothing in the detector or the verifier is trained or tuned
-on them (see docs/vision.md). A detected card matches a labelled one when the bounding box of its
+The learnt parts (the verifier, the reader's confidence map) learn from them leave-one-source-out
+(`vision.train_real`): a source's figures come from the models trained on the two others. A detected card matches a labelled one when the bounding box of its
 outline overlaps the label's box with IoU >= 0.5 (greedy, best IoU first). `foltys_single_cards`
 has no boxes: there the one card is found when the detector reports a card, and every further card
 is a false one.

@@ -35,9 +35,11 @@ import numpy as np
 
 from vision.layout import Layout
 
-# A face-up reading below this is not trusted as a card code. The readers' confidences are coarse
-# (docs/vision-track.md has the measured spread): below 0.4 sits what they barely read.
-MIN_CONFIDENCE = 0.4
+# A face-up reading below this is not trusted as a card code. The built-in reader's confidence is
+# calibrated (vision/confidence.py: the share of such reads that were right on real photos), so
+# below 0.5 a code is more likely wrong than right; a code must also be read the same in
+# `debounce_frames` frames in a row before it is given.
+MIN_CONFIDENCE = 0.5
 
 
 @dataclass(eq=False)  # a track is itself: compared by identity

@@ -90,7 +90,10 @@ def _track(*args: str):
 def _deck_args(deal, request):
     if deal["deck"] == "tango":  # one deal read with the enrolled deck, the other with the built-in reader
         return ["--deck", request.getfixturevalue("tango_model")]
-    return []
+    # the built-in reader's confidence is calibrated on real photos (vision/confidence.py), where
+    # it reads far worse than on this rendered deck its glyphs learnt from: its gate would hold
+    # back codes here that the sequence below needs. The gate has its own tests (test_tracker).
+    return ["--min-confidence", "0"]
 
 
 def test_rendered_deal_gives_the_lines_in_order(deal, request):

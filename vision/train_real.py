@@ -1,0 +1,151 @@
+"""The card verifier and the reader's confidence learnt from real photographs too, leave-one-source-out.
+
+    python -m vision.train --real [--out-dir vision]      (make train-vision-real)
+
+Why: trained on synthetic composites only, the verifier never saw a real camera's paper, glare and
+clutter. Here the proposals `detect_quads.propose` makes on the real photos of
+../shared/data/real_photos join the synthetic set: a proposal is a card when its box matches a
+labelled card's box (IoU >= 0.7); not a card when it matches none (IoU < 0.3) and, on a photo whose
+labels are not complete, is far from a card's size (a pip, an index, a group of cards, part of
+the table: an unlabelled card could be the right size). `foltys_single_cards` has no boxes and
+adds no sample.
+
+Leave-one-source-out: for each source S a verifier `loso/quad_verifier_without_<S>.npz` is trained on
+the synthetic set and the two other sources, and a confidence map `loso/read_confidence_without_<S>.json`
+(`vision.confidence`) is fitted on the codes the detector, with that verifier, reads on the two
+other sources. `bench/bench_vision.py --loso vision/loso` reports each source with the models that never
+saw it. The shipped `quad_verifier.npz` and `read_confidence.json` are trained on all three.
+Licences: the photos are Apache-2.0 (Edje), CC BY 4.0 (Roboflow user, black-jack-8goxw v13:
+attribution required) and MIT (Foltys); see ../shared/data/real_photos/*/LICENSE.txt.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import confidence
+from vision.detect_quads import features_batch, propose, work_picture
+from vision.real_photos import SOURCES, iou, load_labels, real_photos_dir
+
+POS_IOU = 0.7
+NEG_IOU = 0.3
+SIZE_OFF = 2.5  # an unmatched proposal this much smaller or bigger (area) than the labelled cards
+REAL_WEIGHT = 3.0  # a real sample counts this many synthetic ones
+
+
+def real_samples(source: str, log=print) -> tuple[np.ndarray, np.ndarray]:
+    """(features, labels) of the proposals on one source's photos."""
+    root = real_photos_dir()
+    if root is None or not (root / source / "labels.json").is_file():
+        raise ValueError(f"real photos of {source} not found (../shared/data/real_photos)")
+    labels = load_labels(root / source)
+    xs, ys = [], []
+    for name in sorted(labels):
+        lab = labels[name]
+        cards = [c for c in lab.get("cards", []) if "box" in c]
+        if len(cards) != len(lab.get("cards", [])):
+            continue  # no boxes: nothing to tell a card from a non-card by
+        img = cv2.imread(str(root / source / name), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        work, scale = work_picture(img)
+        props, _ = propose(work)
+        areas = [(c["box"][2] - c["box"][0]) * (c["box"][3] - c["box"][1]) for c in cards]
+        ref = float(np.median(areas)) if areas else None
+        qs, y = [], []
+        for q, _fill, _cue in props:
+            b = (q[:, 0].min() / scale, q[:, 1].min() / scale, q[:, 0].max() / scale, q[:, 1].max() / scale)
+            best = max((iou(b, c["box"]) for c in cards), default=0.0)
+            if best >= POS_IOU:
+                qs.append(q)
+                y.append(1)
+            elif best < NEG_IOU:
+                area = (b[2] - b[0]) * (b[3] - b[1])
+                far = ref is None or area < ref / SIZE_OFF or area > ref * SIZE_OFF
+                if lab.get("labels_complete") or far:
+                    qs.append(q)
+                    y.append(0)
+        if qs:
+            xs.extend(features_batch(work, qs))
+            ys.extend(y)
+    log(f"  real {source}: {len(ys)} samples ({int(sum(ys))} cards)")
+    if not xs:
+        return np.zeros((0, 550), np.float32), np.zeros(0, np.float32)
+    return np.stack(xs).astype(np.float32), np.array(ys, np.float32)
+
+
+def reads(source: str, verifier_path: str | None) -> list[tuple[float, bool]]:
+    """(raw confidence, right) of every code the built-in reader gives on one source's photos."""
+    from vision.detect import Detector
+    from vision.real_photos import score_image
+
+    root = real_photos_dir()
+    labels = load_labels(root / source)
+    det = Detector(verifier_path=verifier_path, calibration=False)
+    out: list[tuple[float, bool]] = []
+    for name in sorted(labels):
+        frame = cv2.imread(str(root / source / name), cv2.IMREAD_COLOR)
+        if frame is None:
+            continue
+        det.card_width_hint = None
+        out += score_image(det.detect(frame), labels[name]).reads
+    return out
+
+
+def train_all(
+    out_dir: Path, synth: tuple[np.ndarray, np.ndarray], hidden: int, epochs: int, seed: int, log=print
+):
+    """The three leave-one-source-out models and the shipped one (all sources)."""
+    from vision.train import fit_mlp
+
+    out_dir = Path(out_dir)
+    fold_dir = out_dir / "loso"
+    fold_dir.mkdir(parents=True, exist_ok=True)
+    real = {s: real_samples(s, log) for s in SOURCES}
+    xs0, ys0 = synth
+
+    def fit(train_sources, path):
+        xr = [real[s][0] for s in train_sources]
+        yr = [real[s][1] for s in train_sources]
+        x = np.concatenate([xs0, *xr])
+        y = np.concatenate([ys0, *yr])
+        w = np.concatenate(
+            [np.ones(len(ys0), np.float32)] + [np.full(len(v), REAL_WEIGHT, np.float32) for v in yr]
+        )
+        params = fit_mlp(x, y, hidden, epochs, seed, log=lambda *_: None, sample_weight=w)
+        np.savez_compressed(path, **params, seed=np.array(seed), real_sources=np.array(sorted(train_sources)))
+        log(f"  wrote {path} (synthetic + {', '.join(train_sources) or 'no real source'})")
+
+    t0 = time.time()
+    fold_reads: dict[str, list] = {s: [] for s in SOURCES}
+    for held in SOURCES:
+        others = [s for s in SOURCES if s != held]
+        vpath = fold_dir / f"quad_verifier_without_{held}.npz"
+        fit(others, vpath)
+        got = []
+        for s in others:
+            r = reads(s, str(vpath))
+            fold_reads[s] += r
+            got += r
+        table = confidence.fit_isotonic([c for c, _ in got], [ok for _, ok in got])
+        table["trained_on"] = others
+        table["reads"] = [
+            [round(c, 4), int(ok)] for c, ok in got
+        ]  # (raw score, right): refit without rerunning
+        confidence.save(table, fold_dir / f"read_confidence_without_{held}.json")
+        log(
+            f"  fold without {held}: calibration on {len(got)} reads of {', '.join(others)}; {time.time() - t0:.0f} s"
+        )
+    fit(list(SOURCES), out_dir / "quad_verifier.npz")
+    allr = [r for s in SOURCES for r in fold_reads[s]]
+    table = confidence.fit_isotonic([c for c, _ in allr], [ok for _, ok in allr])
+    table["trained_on"] = list(SOURCES)
+    table["reads"] = [[round(c, 4), int(ok)] for c, ok in allr]
+    confidence.save(table, out_dir / "read_confidence.json")
+    log(
+        f"wrote {out_dir / 'quad_verifier.npz'} and read_confidence.json (all sources); {time.time() - t0:.0f} s"
+    )
