@@ -30,25 +30,12 @@ from typing import Any
 
 from controller.mqtt.follow import NUMBER, StreamFollower
 from controller.mqtt.topics import TableTopics
+from controller.rules.engine import DIRECTOR_ALERTS
 
 STREAMS = ("events", "rulings")
-# The rulings a director is alerted to, wherever they are shown (the floor's page, sim's live view).
-ALERT_TYPES = frozenset(
-    {
-        "misdeal",
-        "button_misplaced",
-        "dead_hand",
-        "boxed_card",
-        "replace_exposed",
-        "extra_card",
-        "out_of_turn",
-        "board_redeal",
-        "action_ruled",
-        "fouled_deck",  # the hand is void (bluff_street:33.d.2)
-        "blind_dodge",  # for the director to rule on (bluff_street:31)
-        "eliminated",
-    }
-)
+# The rulings a director is alerted to, wherever they are shown (the floor's page, sim's live view): the
+# engine's own list of the state's alerts (one list, controller/rules/engine.py), and the bust-outs.
+ALERT_TYPES = DIRECTOR_ALERTS | {"eliminated"}
 RETRY_SECONDS = 2.0  # a replay not answered by then is asked again
 ATTEMPTS = 3  # unanswered or refused replays before a gap is given up on (and counted as lost)
 
