@@ -22,9 +22,13 @@ identity is read once (the detector's tracking memo) and its events are emitted 
 - chips arriving in a seat's betting area (layout `bets`): {"type":"chips_seen","seat":s};
 - the button seen in front of a new seat: {"type":"button_seen","seat":s}.
 
-A reading whose confidence is below `min_confidence` is never given as a card code: the card
-still counts (a `deal` without `card`, an `expose` without `card`: the exposure needs only that a
-card was face up), the table says nothing false about which card it was.
+A reading whose confidence is below `min_confidence` is not given as a card code on its own: the
+tracker waits for more frames, and gives the code only when every frame of the whole read wait
+(`debounce_frames` + `read_wait_frames`) read the same code (a misread on a real table flickers
+between codes; a card read the same thirty times over is what it was read as). Otherwise the card
+still counts without its code (a `deal` without `card`, an `expose` without `card`, a `board` with
+`count`: the exposure needs only that a card was face up); the table says nothing false about which
+card it was.
 """
 
 from __future__ import annotations
@@ -172,11 +176,12 @@ class Tracker:
         return x
 
     def _trusted(self, cards: list[dict]) -> list[dict]:
-        """The cards with every reading below the confidence threshold taken as unread."""
+        """The cards with every reading below the confidence threshold marked `unsure`: such a code
+        is given only when the whole read wait read it the same (`_observe_face`)."""
         out = []
         for c in cards:
             if c.get("code") and float(c.get("confidence", 1.0)) < self.min_confidence:
-                c = {**c, "code": None}
+                c = {**c, "unsure": True}
             out.append(c)
         return out
 
@@ -238,7 +243,8 @@ class Tracker:
         if c["face"] == "up" and code:
             tr.up_streak = 1 if first or tr.code != code or tr.face != "up" else tr.up_streak + 1
             tr.code = code
-            if tr.up_streak >= self.debounce:
+            needed = self.debounce + self.read_wait if c.get("unsure") else self.debounce
+            if tr.up_streak >= needed:
                 tr.sure = code
         else:
             tr.up_streak = 0

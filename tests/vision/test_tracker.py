@@ -203,11 +203,16 @@ def test_turned_up_cards_dealer_during_the_deal_player_after_it_show_after_the_r
 
 
 def test_unsure_reading_is_no_card_code_but_still_a_card(layout):
+    """Below min_confidence a code waits: a reading that flickers between codes (a misread) is a card
+    without its code; one read the same through the whole read wait is given."""
     tr = Tracker(layout, debounce_frames=2, min_confidence=0.5)
     s3 = _seat_point(layout, 3)
     unsure = {**_card(*s3, "up", "Kd"), "confidence": 0.31}
-    lines = [ln for _k, ln in _feed(tr, _hold(12, [unsure]))]
+    flicker = [([unsure] if i % 3 else [{**unsure, "code": "Kh"}], []) for i in range(12)]
+    lines = [ln for _k, ln in _feed(tr, flicker)]
     assert lines == [{"type": "deal", "seat": 3, "face": "up"}]
+    tr = Tracker(layout, debounce_frames=2, min_confidence=0.5)
+    assert [ln for _k, ln in _feed(tr, _hold(12, [unsure]))] == [{"type": "deal", "seat": 3, "card": "Kd"}]
     sure = {**unsure, "confidence": 0.9}
     tr = Tracker(layout, debounce_frames=2, min_confidence=0.5)
     assert [ln for _k, ln in _feed(tr, _hold(4, [sure]))] == [{"type": "deal", "seat": 3, "card": "Kd"}]
