@@ -158,21 +158,27 @@ class TableEngine(SeatsAndLevels, DealMonitor):
         out as dicts (`events.to_line`): `events.parse`, then `rulings`. A ruling on a rule the venue's own
         book does not hold says whose book it borrows (`borrowed_from`). A malformed line is its `error`
         line."""
+        out = self.feed_rulings(line, line_no)
+        return self.as_lines(out) if out else []
+
+    def feed_rulings(self, line: dict | str, line_no: int | None = None) -> list[OutputLine]:
+        """`feed` with the output lines typed, as `rulings` gives them (for a caller that reads them rather
+        than writes them: the PHH replay; `as_lines` makes them `feed`'s dicts)."""
         self.lines_seen += 1
         n = self.lines_seen if line_no is None else line_no
         try:
             event = events.parse(line, self.seats)
         except Rejected as exc:
-            return self._lines(self._after([Error(line=n, message=str(exc))]))
+            return self._after([Error(line=n, message=str(exc))])
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
-            return self._lines(self._after([_internal_error(n, exc)]))
+            return self._after([_internal_error(n, exc)])
         if event is None:
-            return self._lines(self._after([]))
-        return self._lines(self._rulings(event, n))
+            return self._after([])
+        return self._rulings(event, n)
 
     def play(self, event: InputEvent, line_no: int | None = None) -> list[dict]:
         """`feed` for an input event already read: its output lines as dicts."""
-        return self._lines(self.rulings(event, line_no))
+        return self.as_lines(self.rulings(event, line_no))
 
     def rulings(self, event: InputEvent, line_no: int | None = None) -> list[OutputLine]:
         """One input event in, the typed output lines it causes out (`borrowed_from` is added only to the
@@ -202,7 +208,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             del self.alerts[:-10]
         return out
 
-    def _lines(self, out: list[OutputLine]) -> list[dict]:
+    def as_lines(self, out: list[OutputLine]) -> list[dict]:
         """Output lines as the dicts the protocol's consumers read, borrowed rules marked."""
         if not out:
             return []
@@ -272,7 +278,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             else None,
             "board": board,
             "to_act": h.play.to_act if self.in_hand else None,
-            "alerts": self._lines(self.alerts),
+            "alerts": self.as_lines(self.alerts),
             "substantial_action": bool(h and h.deal.substantial),
         }
 

@@ -166,3 +166,13 @@ def test_the_typed_reading_gives_what_the_field_by_field_reading_gives():
     extra = json.dumps({"type": "deal", "seat": 3, "note": "x" * 10})  # a field no event has
     assert events.parse(extra, 9) == events.Deal(3)
     assert checked > 3000
+
+
+def test_an_output_line_is_written_as_pythons_compact_json_byte_for_byte():
+    """`dumps` writes with msgspec; the protocol's bytes are Python's `json` with `separators=(",", ":")`
+    and `ensure_ascii=False`: the same on every character, control characters and non-ASCII included."""
+    python = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+    text = "".join(chr(c) for c in range(0x3000) if not 0xD800 <= c < 0xE000) + "\U0001f0a1 end"
+    line = {"type": "error", "line": 7, "message": text, "shares": {"3": 10**12}, "eligible": [1, 2], "x": None}
+    assert events.dumps(line) == python(line)
+    assert events.dumps({"type": "x", "player": "\ud800"}) == python({"type": "x", "player": "\ud800"})
