@@ -11,15 +11,14 @@ raises by 500 over the bet faced (`events.declared_parts`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from controller.rules.errors import Rejected
 from controller.rules.events import Action, declared_parts
 from controller.rules.profile import Profile
 
 
-@dataclass(slots=True)
-class Facing:
+class Facing(msgspec.Struct):
     """What one seat faces when it acts."""
 
     committed: int  # chips it already has in this round
@@ -40,8 +39,7 @@ class Facing:
         return None if self.stack is None else self.committed + self.stack
 
 
-@dataclass(slots=True)
-class Ruling:
+class Ruling(msgspec.Struct):
     kind: str  # fold | check | call | bet | raise, or "restricted" (check facing a bet: call or fold only)
     to: int  # the seat's total for the round after the action
     all_in: bool = False

@@ -11,8 +11,9 @@ leaves it exactly as it was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from controller.rules.cards import ALL_CARDS
 from controller.rules.errors import Rejected
@@ -43,12 +44,13 @@ PASSIVE = frozenset(("check", "fold"))
 CHIPS_IN = frozenset(("call", "bet", "raise", "allin"))
 
 
-@dataclass(slots=True)
-class DealState:
+class DealState(msgspec.Struct):
     """Everything the deal monitor knows about the current hand's hole cards."""
 
-    cards: dict[int, int] = field(default_factory=dict)  # seat -> hole cards held (exposed ones taken back)
-    received: dict[int, list[int]] = field(
+    cards: dict[int, int] = msgspec.field(
+        default_factory=dict
+    )  # seat -> hole cards held (exposed ones taken back)
+    received: dict[int, list[int]] = msgspec.field(
         default_factory=dict
     )  # seat -> positions off the deck it was dealt
     unobserved: bool = False  # betting began before the camera saw any card dealt
@@ -61,13 +63,13 @@ class DealState:
     action_started: bool = False
     absent_done: bool = False
     # Hole cards seen face up in this hand: code -> (seat, True when it was replaced and became the burn).
-    exposed_cards: dict[str, tuple[int, bool]] = field(default_factory=dict)
-    acted_seats: set[int] = field(default_factory=set)
+    exposed_cards: dict[str, tuple[int, bool]] = msgspec.field(default_factory=dict)
+    acted_seats: set[int] = msgspec.field(default_factory=set)
     # Observed tables: seats seen acting in the betting round now running (a board line closes it), the
     # streets whose round a board line has closed, and seats whose forced bet the camera saw go in.
-    round_acted: set[int] = field(default_factory=set)
-    rounds_closed: set[str] = field(default_factory=set)
-    posted: set[int] = field(default_factory=set)
+    round_acted: set[int] = msgspec.field(default_factory=set)
+    rounds_closed: set[str] = msgspec.field(default_factory=set)
+    posted: set[int] = msgspec.field(default_factory=set)
     in_turn_actions: int = 0
     in_turn_with_chips: int = 0
     aggressive: int = 0

@@ -23,9 +23,9 @@ methods that call into `HandPlay` let it check first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from msgspec import UNSET, UnsetType
 
 from controller.rules import events
@@ -78,8 +78,7 @@ def _internal_error(n: int, exc: Exception) -> Error:
     return Error(line=n, message=f"internal error ({type(exc).__name__}: {exc}); please report this line")
 
 
-@dataclass(slots=True)
-class Hand:
+class Hand(msgspec.Struct):
     number: int
     positions: Positions
     level: Level
@@ -87,7 +86,7 @@ class Hand:
     redeal: bool = False
     void: bool = False  # a misdeal was declared: waiting for the re-deal
     misdeal_reason: str | None = None
-    deal: DealState = field(default_factory=DealState)
+    deal: DealState = msgspec.field(default_factory=DealState)
     play: HandPlay | None = None
     button_seen: int | None = None
 

@@ -621,13 +621,7 @@ def parse(line: str | dict, seats: int) -> InputEvent | None:
             fits = _FITS.get(type(event))
             if fits is not None and fits(event, seats):
                 return event
-        return _parse_slow(line, seats)
-    return _parse_slow(line, seats)
-
-
-def _parse_slow(line: str | dict, seats: int) -> InputEvent | None:
-    """`parse` field by field: the reading that names what is wrong."""
-    if isinstance(line, str):
+        # Field by field: the reading that names what is wrong.
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             return None

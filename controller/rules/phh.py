@@ -60,9 +60,7 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", keep: bool = False
     # replay reads them (errors, then the stacks), and only a kept replay needs them as dicts.
     ruled = list(chain.from_iterable(map(table.feed_rulings, lines, count(1))))
     # An `error` line names the input line it rejects (`line`, ../shared/spec/table-events.md).
-    errors = [
-        f"line {o.line} {lines[o.line - 1]['type']}: {o.message}" for o in ruled if type(o) is Error
-    ]
+    errors = [f"line {o.line} {lines[o.line - 1]['type']}: {o.message}" for o in ruled if type(o) is Error]
     stacks = table.stacks()
     # A seat the table no longer lists was vacated by a bust-out: it finished with no chips.
     final = [stacks.get(s, 0) for s in range(1, n + 1)]
