@@ -50,7 +50,7 @@ class Ruling(msgspec.Struct):
 def interpret(ev: Action, f: Facing, profile: Profile) -> Ruling:
     """Rule on one action. Raises Rejected for an action that cannot be taken (more than the stack)."""
     entered, chips, to_field = ev.action, ev.chips, ev.to
-    word, said = declared_parts(ev.declared)
+    word, said = (None, None) if ev.declared is None else declared_parts(ev.declared)
     # Verbal declarations take precedence over chips and over what was keyed in (cool_mule:7.c).
     kind = word or entered
 

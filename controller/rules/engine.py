@@ -193,7 +193,9 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             out = [Error(line=n, message=str(exc))]
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
             out = [_internal_error(n, exc)]
-        return self._after(out)
+        if out or self.deal_rules["absent_at_turn"] == "dead":
+            return self._after(out)
+        return out  # most lines: nothing ruled, and no seat can lose its hand for being away
 
     def _after(self, out: list[OutputLine]) -> list[OutputLine]:
         """What follows every line: a player away when the action reaches him loses his hand."""
