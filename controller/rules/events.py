@@ -639,6 +639,8 @@ def parse(line: str | dict, seats: int) -> InputEvent | None:
 
 def _int(ev: dict, key: str, *, minimum: int = 0, required: bool = True, default: Any = None) -> Any:
     value = ev.get(key, default)
+    if type(value) is int and minimum <= value <= MAX_CHIPS:
+        return value  # the usual field: the checks below would all pass
     if value is None:
         if required:
             raise Rejected(f"missing field '{key}'")
@@ -864,7 +866,7 @@ def _action(ev: dict, seats: int) -> Action:
                     f"field 'chips'[{i}] must be a chip value 1..{MAX_CHIPS:,}, got {_shown(chip)}"
                 )
         chips = tuple(int(c) for c in chips)
-    return Action(seat, action, to, chips, _declared(ev))
+    return Action(seat, action, to, chips, None if ev.get("declared") is None else _declared(ev))
 
 
 def _show(ev: dict, seats: int) -> Show:
