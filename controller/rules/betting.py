@@ -11,15 +11,14 @@ raises by 500 over the bet faced (`events.declared_parts`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from controller.rules.errors import Rejected
 from controller.rules.events import Action, declared_parts
 from controller.rules.profile import Profile
 
 
-@dataclass(slots=True)
-class Facing:
+class Facing(msgspec.Struct):
     """What one seat faces when it acts."""
 
     committed: int  # chips it already has in this round
@@ -40,8 +39,7 @@ class Facing:
         return None if self.stack is None else self.committed + self.stack
 
 
-@dataclass(slots=True)
-class Ruling:
+class Ruling(msgspec.Struct):
     kind: str  # fold | check | call | bet | raise, or "restricted" (check facing a bet: call or fold only)
     to: int  # the seat's total for the round after the action
     all_in: bool = False
@@ -52,7 +50,7 @@ class Ruling:
 def interpret(ev: Action, f: Facing, profile: Profile) -> Ruling:
     """Rule on one action. Raises Rejected for an action that cannot be taken (more than the stack)."""
     entered, chips, to_field = ev.action, ev.chips, ev.to
-    word, said = declared_parts(ev.declared)
+    word, said = (None, None) if ev.declared is None else declared_parts(ev.declared)
     # Verbal declarations take precedence over chips and over what was keyed in (cool_mule:7.c).
     kind = word or entered
 

@@ -11,8 +11,9 @@ leaves it exactly as it was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from controller.rules.cards import ALL_CARDS
 from controller.rules.errors import Rejected
@@ -43,12 +44,13 @@ PASSIVE = frozenset(("check", "fold"))
 CHIPS_IN = frozenset(("call", "bet", "raise", "allin"))
 
 
-@dataclass(slots=True)
-class DealState:
+class DealState(msgspec.Struct):
     """Everything the deal monitor knows about the current hand's hole cards."""
 
-    cards: dict[int, int] = field(default_factory=dict)  # seat -> hole cards held (exposed ones taken back)
-    received: dict[int, list[int]] = field(
+    cards: dict[int, int] = msgspec.field(
+        default_factory=dict
+    )  # seat -> hole cards held (exposed ones taken back)
+    received: dict[int, list[int]] = msgspec.field(
         default_factory=dict
     )  # seat -> positions off the deck it was dealt
     unobserved: bool = False  # betting began before the camera saw any card dealt
@@ -61,13 +63,13 @@ class DealState:
     action_started: bool = False
     absent_done: bool = False
     # Hole cards seen face up in this hand: code -> (seat, True when it was replaced and became the burn).
-    exposed_cards: dict[str, tuple[int, bool]] = field(default_factory=dict)
-    acted_seats: set[int] = field(default_factory=set)
+    exposed_cards: dict[str, tuple[int, bool]] = msgspec.field(default_factory=dict)
+    acted_seats: set[int] = msgspec.field(default_factory=set)
     # Observed tables: seats seen acting in the betting round now running (a board line closes it), the
     # streets whose round a board line has closed, and seats whose forced bet the camera saw go in.
-    round_acted: set[int] = field(default_factory=set)
-    rounds_closed: set[str] = field(default_factory=set)
-    posted: set[int] = field(default_factory=set)
+    round_acted: set[int] = msgspec.field(default_factory=set)
+    rounds_closed: set[str] = msgspec.field(default_factory=set)
+    posted: set[int] = msgspec.field(default_factory=set)
     in_turn_actions: int = 0
     in_turn_with_chips: int = 0
     aggressive: int = 0
@@ -117,7 +119,7 @@ class DealMonitor:
         rules (cool_mule:5, bar_league:Misdeals, bluff_street:33.a), a surplus card (cool_mule:5.i), a card
         exposed in the deal, a wrong card count after betting began."""
         h = self._current("deal")
-        d, p, prof = h.deal, h.positions, self.profile
+        d, p, prof, rules = h.deal, h.positions, self.profile, self.deal_rules
         seat, card, exposed = ev.seat, ev.card, ev.exposed
         if card is not None:
             fouled = self._fouled_deck(h, (card,))  # a new card whose code is out already
@@ -127,9 +129,9 @@ class DealMonitor:
         before_sa = not d.substantial
 
         if before_sa:
-            if d.off_deck == 0 and seat != p.first_card and self.deal_rules["first_card_wrong_seat_misdeal"]:
+            if d.off_deck == 0 and seat != p.first_card and rules["first_card_wrong_seat_misdeal"]:
                 return self._misdeal(h, "first_card_wrong_seat", "first_card_wrong_seat_misdeal")
-            if seat not in p.dealt_in and self.deal_rules["ineligible_seat_misdeal"]:
+            if seat not in p.dealt_in and rules["ineligible_seat_misdeal"]:
                 return self._misdeal(h, "dealt_to_ineligible_seat", "ineligible_seat_misdeal")
         elif seat not in p.dealt_in:
             raise Rejected(f"seat {seat} is not in hand {h.number}")
@@ -144,9 +146,9 @@ class DealMonitor:
                 return late
             # A card after betting began: the hand had a wrong card count when the action started.
             if before_sa:
-                if held == 0 and self.deal_rules["eligible_dealt_out_misdeal"]:
+                if held == 0 and rules["eligible_dealt_out_misdeal"]:
                     return self._misdeal(h, "eligible_seat_dealt_out", "eligible_dealt_out_misdeal")
-                if self.deal_rules["wrong_card_count_misdeal"]:
+                if rules["wrong_card_count_misdeal"]:
                     return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
                 return []
             return self._dead(h, seat, "wrong_card_count", "wrong_card_count_after_substantial")
@@ -154,25 +156,25 @@ class DealMonitor:
         if d.complete:
             # A surplus card after every hand was complete (cool_mule:5.i).
             if seat == p.first_card and d.extra == 0:
-                if self.deal_rules["extra_card_to_first_player"] == "misdeal":
+                if rules["extra_card_to_first_player"] == "misdeal":
                     # "any player has the incorrect quantity of hole cards" (bar_league:Misdeals(f)).
                     return self._misdeal(h, "wrong_card_count", "extra_card_to_first_player")
                 d.extra += 1
                 return [ExtraCard(seat=seat, rule=prof.rule("deal", "extra_card_to_first_player"))]
-            if d.extra >= 1 and self.deal_rules["too_many_extra_cards_misdeal"]:
+            if d.extra >= 1 and rules["too_many_extra_cards_misdeal"]:
                 return self._misdeal(h, "too_many_extra_cards", "too_many_extra_cards_misdeal")
-            if self.deal_rules["wrong_card_count_misdeal"]:
+            if rules["wrong_card_count_misdeal"]:
                 return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
             return []
 
-        if held >= 2 and self.deal_rules["wrong_card_count_misdeal"]:
+        if held >= 2 and rules["wrong_card_count_misdeal"]:
             return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
-        if len(d.received.get(seat, ())) == 1 and self.deal_rules["eligible_dealt_out_misdeal"]:
+        if len(d.received.get(seat, ())) == 1 and rules["eligible_dealt_out_misdeal"]:
             # The second round reached this seat while a seat before it never got a first card. The
             # button, last in the order, may take two consecutive cards (bluff_street:33.a.6.i).
             order = p.dealt_in
             idx = order.index(seat)
-            button_may_wait = self.deal_rules["button_two_consecutive_cards"]
+            button_may_wait = rules["button_two_consecutive_cards"]
             for other in order if idx == 0 else order[:idx]:
                 if (
                     other != seat

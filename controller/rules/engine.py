@@ -23,7 +23,6 @@ methods that call into `HandPlay` let it check first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -80,8 +79,7 @@ def _internal_error(n: int, exc: Exception) -> Error:
     return Error(line=n, message=f"internal error ({type(exc).__name__}: {exc}); please report this line")
 
 
-@dataclass(slots=True)
-class Hand:
+class Hand(msgspec.Struct):
     number: int
     positions: Positions
     level: Level
@@ -89,7 +87,7 @@ class Hand:
     redeal: bool = False
     void: bool = False  # a misdeal was declared: waiting for the re-deal
     misdeal_reason: str | None = None
-    deal: DealState = field(default_factory=DealState)
+    deal: DealState = msgspec.field(default_factory=DealState)
     play: HandPlay | None = None
     button_seen: int | None = None
 
@@ -160,21 +158,27 @@ class TableEngine(SeatsAndLevels, DealMonitor):
         out as dicts (`events.to_line`): `events.parse`, then `rulings`. A ruling on a rule the venue's own
         book does not hold says whose book it borrows (`borrowed_from`). A malformed line is its `error`
         line."""
+        out = self.feed_rulings(line, line_no)
+        return self.as_lines(out) if out else []
+
+    def feed_rulings(self, line: dict | str, line_no: int | None = None) -> list[OutputLine]:
+        """`feed` with the output lines typed, as `rulings` gives them (for a caller that reads them rather
+        than writes them: the PHH replay; `as_lines` makes them `feed`'s dicts)."""
         self.lines_seen += 1
         n = self.lines_seen if line_no is None else line_no
         try:
             event = events.parse(line, self.seats)
         except Rejected as exc:
-            return self._lines(self._after([Error(line=n, message=str(exc))]))
+            return self._after([Error(line=n, message=str(exc))])
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
-            return self._lines(self._after([_internal_error(n, exc)]))
+            return self._after([_internal_error(n, exc)])
         if event is None:
-            return self._lines(self._after([]))
-        return self._lines(self._rulings(event, n))
+            return self._after([])
+        return self._rulings(event, n)
 
     def play(self, event: InputEvent, line_no: int | None = None) -> list[dict]:
         """`feed` for an input event already read: its output lines as dicts."""
-        return self._lines(self.rulings(event, line_no))
+        return self.as_lines(self.rulings(event, line_no))
 
     def rulings(self, event: InputEvent, line_no: int | None = None) -> list[OutputLine]:
         """One input event in, the typed output lines it causes out (`borrowed_from` is added only to the
@@ -190,7 +194,9 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             out = [Error(line=n, message=str(exc))]
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
             out = [_internal_error(n, exc)]
-        return self._after(out)
+        if out or self.deal_rules["absent_at_turn"] == "dead":
+            return self._after(out)
+        return out  # most lines: nothing ruled, and no seat can lose its hand for being away
 
     def _after(self, out: list[OutputLine]) -> list[OutputLine]:
         """What follows every line: a player away when the action reaches him loses his hand."""
@@ -204,7 +210,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             del self.alerts[:-10]
         return out
 
-    def _lines(self, out: list[OutputLine]) -> list[dict]:
+    def as_lines(self, out: list[OutputLine]) -> list[dict]:
         """Output lines as the dicts the protocol's consumers read, borrowed rules marked."""
         if not out:
             return []
@@ -274,7 +280,7 @@ class TableEngine(SeatsAndLevels, DealMonitor):
             else None,
             "board": board,
             "to_act": h.play.to_act if self.in_hand else None,
-            "alerts": self._lines(self.alerts),
+            "alerts": self.as_lines(self.alerts),
             "substantial_action": bool(h and h.deal.substantial),
             **({"level_number": self.level.number} if self.level and self.level.number else {}),
         }

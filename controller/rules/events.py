@@ -49,8 +49,10 @@ LONGEST_PLAYER = 64  # characters of a player id (as director commands allow)
 MOST_SEATS = 23  # a Hold'em deck deals two cards to at most 23 players
 
 
-class _Event(msgspec.Struct, frozen=True, tag_field="type"):
-    """An input line. `kind` is its spec name (the `"type"` on the wire)."""
+class _Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
+    """An input line. `kind` is its spec name (the `"type"` on the wire). Unknown fields are refused only by
+    the typed reading of `parse`, which then leaves the line to the field-by-field reading (which ignores
+    them, as the spec allows): a field nobody reads is never skipped unchecked for its JSON."""
 
     kind: ClassVar[str]
 
@@ -515,8 +517,17 @@ _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def dumps(line: dict) -> str:
-    """An output line as the protocol writes it: compact JSON, keys in the order they were set."""
-    return _dumps(line)
+    """An output line as the protocol writes it: compact JSON, keys in the order they were set.
+
+    msgspec writes it (a reused Encoder, about a fifth of the time of Python's json, cProfile of
+    bench/bench_engine.py); for an output line, whose numbers are all whole (chips, seats, line numbers),
+    its bytes are Python's compact `ensure_ascii=False` JSON, escapes included (tests/rules/test_events.py
+    holds the two equal on every character). A string msgspec cannot write (a lone surrogate, from a
+    decoded dict fed in as it is) goes to Python's json, which writes it as it always has."""
+    try:
+        return _encode(line).decode()
+    except (UnicodeEncodeError, TypeError, OverflowError):
+        return _dumps(line)
 
 
 # ---- decoding: the one place a line is read and checked -------------------------------------------------
@@ -594,10 +605,28 @@ def decode(text: str) -> dict:
     return obj
 
 
+_read_typed = msgspec.json.Decoder(InputEvent).decode
+
+
 def parse(line: str | dict, seats: int) -> InputEvent | None:
     """One input line (JSON text or a decoded dict) as its event, checked for a `seats`-seat table; None
-    for a blank or `#` comment line. Raises Rejected naming the field and the problem."""
-    if isinstance(line, str):
+    for a blank or `#` comment line. Raises Rejected naming the field and the problem.
+
+    JSON text is first read by msgspec straight into its event, the types checked in C, then `_FITS` checks
+    what a type cannot say (a range, a card code, the table's size). A line either refuses (or that names
+    a field no event has) is read again field by field by the makers below: they alone word the problem,
+    and what they accept is the event. The fast reading gives nothing they would not (bench/bench_engine.py
+    has the figure; tests/rules/test_events.py holds the two readings equal)."""
+    if type(line) is str:
+        try:
+            event = _read_typed(line)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            pass
+        else:
+            fits = _FITS.get(type(event))
+            if fits is not None and fits(event, seats):
+                return event
+        # Field by field: the reading that names what is wrong.
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             return None
@@ -615,6 +644,8 @@ def parse(line: str | dict, seats: int) -> InputEvent | None:
 
 def _int(ev: dict, key: str, *, minimum: int = 0, required: bool = True, default: Any = None) -> Any:
     value = ev.get(key, default)
+    if type(value) is int and minimum <= value <= MAX_CHIPS:
+        return value  # the usual field: the checks below would all pass
     if value is None:
         if required:
             raise Rejected(f"missing field '{key}'")
@@ -847,7 +878,7 @@ def _action(ev: dict, seats: int) -> Action:
                     f"field 'chips'[{i}] must be a chip value 1..{MAX_CHIPS:,}, got {_shown(chip)}"
                 )
         chips = tuple(int(c) for c in chips)
-    return Action(seat, action, to, chips, _declared(ev))
+    return Action(seat, action, to, chips, None if ev.get("declared") is None else _declared(ev))
 
 
 def _show(ev: dict, seats: int) -> Show:
@@ -908,3 +939,93 @@ _MAKERS = {
     "chips_seen": _seat_only(ChipsSeen),
 }
 assert tuple(_MAKERS) == INPUT_TYPES
+
+
+# ---- the typed reading's checks: what msgspec's types cannot say ------------------------------------------
+#
+# One predicate per event the tables send most (the others are read by their maker alone): True when the
+# maker would take the decoded event as it is. Each says less than its maker (no message): a False only sends
+# the line to the maker, which words the problem.
+
+
+def _fits_seat(ev: Any, seats: int) -> bool:
+    return 0 < ev.seat <= seats
+
+
+def _fits_bare(ev: Any, seats: int) -> bool:
+    return True
+
+
+def _fits_cards(cards: tuple[str, ...]) -> bool:
+    if not cards:
+        return False
+    for card in cards:
+        if card not in ALL_CARDS:
+            return False
+    return len(cards) == 1 or len(set(cards)) == len(cards)
+
+
+def _fits_deal(ev: Deal, seats: int) -> bool:
+    card, face = ev.card, ev.face
+    return (
+        0 < ev.seat <= seats
+        and (card is None or card in ALL_CARDS)
+        and (face is None or (face == "up" or (face == "down" and card is None)))
+    )
+
+
+def _fits_action(ev: Action, seats: int) -> bool:
+    if not (0 < ev.seat <= seats) or ev.action not in _ACTION_SET or ev.declared is not None:
+        return False
+    to, chips = ev.to, ev.chips
+    if to is not None and not ((1 if ev.action in _BETS else 0) <= to <= MAX_CHIPS):
+        return False
+    if chips is not None:
+        if not chips:
+            return False
+        for chip in chips:
+            if not 0 < chip <= MAX_CHIPS:
+                return False
+    return True
+
+
+def _fits_board(ev: Board, seats: int) -> bool:
+    return ev.count is None and _fits_cards(ev.cards)
+
+
+def _fits_show(ev: Show, seats: int) -> bool:
+    return 0 < ev.seat <= seats and len(ev.cards) <= 2 and _fits_cards(ev.cards)
+
+
+def _fits_seat_line(ev: Seat, seats: int) -> bool:
+    stack = ev.stack
+    return (
+        0 < ev.seat <= seats
+        and 0 < len(ev.player) <= LONGEST_PLAYER
+        and (stack is None or 0 < stack <= MAX_CHIPS)
+    )
+
+
+def _fits_level(ev: Level, seats: int) -> bool:
+    return 0 <= ev.sb <= ev.bb <= MAX_CHIPS and ev.bb >= 1 and 0 <= ev.ante <= MAX_CHIPS
+
+
+_FITS: dict[type, Any] = {
+    Level: _fits_level,
+    Seat: _fits_seat_line,
+    Button: _fits_seat,
+    Away: _fits_seat,
+    Back: _fits_seat,
+    HandStart: _fits_bare,
+    Deal: _fits_deal,
+    Burn: _fits_bare,
+    Board: _fits_board,
+    Action: _fits_action,
+    ButtonSeen: _fits_seat,
+    Show: _fits_show,
+    Muck: _fits_seat,
+    HandEnd: _fits_bare,
+    TimeExpired: _fits_seat,
+    FoldSeen: _fits_seat,
+    ChipsSeen: _fits_seat,
+}

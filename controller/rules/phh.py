@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain, count
-from operator import itemgetter
 
 from controller.rules.engine import TableEngine
+from controller.rules.events import Error
 from controller.rules.phh_export import export_event_log
 from controller.rules.phh_lines import to_lines
 from controller.rules.phh_read import PhhError, PhhHand, load, parse
@@ -56,14 +56,11 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", keep: bool = False
     n = len(hand.players)
     table = TableEngine(load_profile(profile_name), n)
     lines = to_lines(hand, profile_name)
-    # Line k (from 1) fed with its number; the loop in C (map), then every output in one list.
-    outputs: list[dict] = list(chain.from_iterable(map(table.feed, lines, count(1))))
+    # Line k (from 1) fed with its number; the loop in C (map), then every output in one list. Typed: the
+    # replay reads them (errors, then the stacks), and only a kept replay needs them as dicts.
+    ruled = list(chain.from_iterable(map(table.feed_rulings, lines, count(1))))
     # An `error` line names the input line it rejects (`line`, ../shared/spec/table-events.md).
-    errors: list[str] = []
-    if "error" in map(itemgetter("type"), outputs):
-        for o in outputs:
-            if o["type"] == "error":
-                errors.append(f"line {o['line']} {lines[o['line'] - 1]['type']}: {o['message']}")
+    errors = [f"line {o.line} {lines[o.line - 1]['type']}: {o.message}" for o in ruled if type(o) is Error]
     stacks = table.stacks()
     # A seat the table no longer lists was vacated by a bust-out: it finished with no chips.
     final = [stacks.get(s, 0) for s in range(1, n + 1)]
@@ -80,4 +77,5 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", keep: bool = False
         match = True  # the usual case: the same whole numbers
     else:
         match = all(f is not None and float(f) == float(e) for f, e in zip(final, finishing, strict=True))
-    return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs if keep else [])
+    outputs = table.as_lines(ruled) if keep else []
+    return ReplayResult(hand.path, final, finishing, match, fractional, errors, outputs)

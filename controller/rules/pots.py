@@ -6,11 +6,10 @@ exactly one winner, so chips are conserved by construction (the property tests c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
-@dataclass(frozen=True, slots=True)
-class Pot:
+class Pot(msgspec.Struct, frozen=True):
     amount: int
     eligible: tuple[int, ...]  # seats that can win it, in clockwise order from the button's left
 
@@ -43,7 +42,10 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
     owned by no bet) make the main pot, which every live seat can win. A layer above the smallest live contribution is a side pot among the live
     seats that reached it; chips of folded seats fill the layers they reach.
     """
-    levels = sorted({contributed.get(s, 0) for s in live})
+    get = contributed.get
+    live_in = [get(s, 0) for s in live]
+    levels = sorted(set(live_in))
+    chips_in = [chips for chips in contributed.values() if chips > 0]  # no layer holds chips at or below 0
     # [amount, eligible] per pot, made into `Pot`s once complete.
     pots: list[list] = [[dead, tuple(live)]] if dead else []
     previous = 0
@@ -51,10 +53,14 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
         if level <= previous:
             continue
         amount = 0
-        for chips in contributed.values():
+        for chips in chips_in:
             if chips > previous:
-                amount += min(chips, level) - previous
-        eligible = tuple(s for s in live if contributed.get(s, 0) >= level)
+                amount += (chips if chips < level else level) - previous
+        # Every live seat reached the smallest live level; above it, those that put in as much.
+        if level == levels[0]:
+            eligible = tuple(live)
+        else:
+            eligible = tuple([s for s, chips in zip(live, live_in, strict=True) if chips >= level])
         if pots and pots[-1][1] == eligible:
             pots[-1][0] += amount
         else:
@@ -62,7 +68,10 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
         previous = level
     # Chips of folded seats above every live level (a folded seat out-bet the live ones and the excess was
     # matched by another folded seat) belong to the last pot.
-    extra = sum(chips - previous for chips in contributed.values() if chips > previous)
+    extra = 0
+    for chips in chips_in:
+        if chips > previous:
+            extra += chips - previous
     if extra:
         if pots:
             pots[-1][0] += extra

@@ -14,13 +14,12 @@ it", so nobody posts the big blind twice in a row at the switch (bluff_street:32
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from controller.rules.profile import Profile
 
 
-@dataclass(slots=True)
-class Player:
+class Player(msgspec.Struct):
     id: str
     stack: int | None
     moved: bool = False  # came from another table of the event (has been dealt hands before)
@@ -34,10 +33,9 @@ class Player:
         return self.stack is not None and self.stack <= 0
 
 
-@dataclass(slots=True)
-class Positions:
+class Positions(msgspec.Struct):
     """Where everything is for one hand: the `hand` output line, less the hand number. Read-only once
-    built (not a frozen dataclass only because those are several times slower to build)."""
+    built (a msgspec Struct, built in C: one per hand)."""
 
     button: int
     sb: int | None
@@ -49,7 +47,7 @@ class Positions:
     dealt_in: tuple[int, ...]
     sitting_out: tuple[tuple[int, str], ...] = ()
     heads_up: bool = False
-    rules: dict[str, str] = field(default_factory=dict)  # which citation decided what
+    rules: dict[str, str] = msgspec.field(default_factory=dict)  # which citation decided what
 
     @property
     def sb_position(self) -> int:

@@ -8,9 +8,9 @@ a moved player dodging a blind: bluff_street:31), `leave`, `button`, `away`, `ba
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
 from msgspec import UNSET
 
 from controller.rules.dodge import broken_table_dodge
@@ -37,8 +37,7 @@ if TYPE_CHECKING:
     from controller.rules.seating import Positions
 
 
-@dataclass(slots=True)
-class Level:
+class Level(msgspec.Struct):
     sb: int = 0
     bb: int = 0
     ante: int = 0

@@ -7,10 +7,11 @@ before it is handed to treys.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from math import prod
+
+import msgspec
 
 from controller.rules.cards import ALL_CARDS, card_problem, is_card
 from controller.rules.errors import Rejected
@@ -136,8 +137,9 @@ def _first_clockwise_after(live: list[int], seat: int, table_size: int) -> int:
     return min(live, key=lambda s: (s - seat - 1) % table_size)
 
 
-@dataclass(slots=True)
-class Award:  # read-only once made (not frozen: made for every pot, and frozen ones are slower to make)
+class Award(msgspec.Struct):
+    """One pot awarded: read-only once made."""
+
     pot: int
     amount: int
     winners: list[int]
@@ -158,8 +160,7 @@ class Award:  # read-only once made (not frozen: made for every pot, and frozen 
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Unresolved:
+class Unresolved(msgspec.Struct, frozen=True):
     pot: int
     amount: int
     eligible: list[int]

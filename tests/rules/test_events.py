@@ -135,3 +135,61 @@ def test_every_output_line_of_a_session_reads_back_into_its_type_and_writes_the_
                 assert events.dumps(events.to_line(typed)) == events.dumps(line)
                 seen.add(line["type"])
     assert {"hand", "pots", "award", "error", "misdeal", "substantial_action"} <= seen
+
+
+_ODD_VALUES = (
+    None, -1, 0, 1, 2, 9, 10, True, False, 1.0, "", "x", "Ah", "Xx", "up", "down", "raise", "call", "allin",
+    [], ["Ah"], ["Ah", "Ah"], ["Ah", "Kd", "7c"], ["Ah", 5], [0], [25, 100], 10**12, 10**12 + 1, 2**70,
+    "p" * 64, "p" * 65, {"a": 1},
+)  # fmt: skip
+
+
+def _outcome(text: str):
+    try:
+        return events.parse(text, 9)
+    except Rejected as exc:
+        return f"Rejected: {exc}"
+
+
+def test_the_typed_reading_gives_what_the_field_by_field_reading_gives(monkeypatch):
+    """`parse` reads JSON text with msgspec into its event first (the fast reading) and leaves every line it
+    does not take to the makers: on thousands of odd lines, what it gives is what the makers give (with
+    `_FITS` empty, every line goes to them)."""
+    texts = []
+    for line in LINES:
+        fields = [k for k in line if k != "type"] + ["seat", "card", "face", "cards", "to", "chips", "stack"]
+        for key in dict.fromkeys(fields):
+            for value in _ODD_VALUES:
+                for variant in ({**line, key: value}, {k: v for k, v in line.items() if k != key}):
+                    texts.append(json.dumps(variant))
+    fast = [_outcome(text) for text in texts]
+    monkeypatch.setattr(events, "_FITS", {})
+    slow = [_outcome(text) for text in texts]
+    for text, a, b in zip(texts, fast, slow, strict=True):
+        assert a == b, text
+    checked = len(texts)
+    assert checked > 3000
+    assert sum(not isinstance(a, str) for a in fast) > 300  # many lines are events, not only errors
+
+
+def test_a_line_with_a_field_no_event_has_is_read_all_the_same():
+    """The spec allows added fields: the typed reading refuses them, and the makers read the line."""
+    extra = json.dumps({"type": "deal", "seat": 3, "note": "x" * 10})
+    assert events.parse(extra, 9) == events.Deal(3)
+
+
+def test_an_output_line_is_written_as_pythons_compact_json_byte_for_byte():
+    """`dumps` writes with msgspec; the protocol's bytes are Python's `json` with `separators=(",", ":")`
+    and `ensure_ascii=False`: the same on every character, control characters and non-ASCII included."""
+    python = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+    text = "".join(chr(c) for c in range(0x3000) if not 0xD800 <= c < 0xE000) + "\U0001f0a1 end"
+    line = {
+        "type": "error",
+        "line": 7,
+        "message": text,
+        "shares": {"3": 10**12},
+        "eligible": [1, 2],
+        "x": None,
+    }
+    assert events.dumps(line) == python(line)
+    assert events.dumps({"type": "x", "player": "\ud800"}) == python({"type": "x", "player": "\ud800"})
