@@ -12,8 +12,8 @@ from controller.mqtt.mosquitto import free_port
 from controller.mqtt.picture import read_header
 from tests.floor.conftest import running_floor, wait_for
 from tests.floor.test_login import PASSWORD, fetch, secret_file
-from tests.service.test_picture import FolderCamera, camera_table, decode, director, rule_a_misdeal
 from tests.service.conftest import service_process
+from tests.service.test_picture import FolderCamera, camera_table, decode, director, rule_a_misdeal
 
 
 async def test_the_floor_serves_the_picture_of_a_real_tables_misdeal_behind_its_login(tmp_path, mosquitto):
