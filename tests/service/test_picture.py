@@ -245,3 +245,27 @@ async def test_a_venue_can_turn_the_picture_off(tmp_path, mosquitto):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+async def test_a_picture_that_cannot_be_made_is_counted_and_logged_once_and_the_table_rules_on(tmp_path, caplog):
+    """A camera whose frames stop matching its layout (its resolution changed): each alert's
+    picture fails, `health.picture` says why and counts it, the log says it once, every ruling is
+    still made."""
+    from controller.service.app import TableService
+    from tests.service.conftest import FLASH, HAND
+
+    cfg = table_config(tmp_path, devices={"camera": "sim", "camera_fps": 5, "sim_width": W, "sim_height": H})
+    async with TableService(cfg) as service:
+        await until(lambda: service.camera.tracker is not None, 30, "the camera's first frame")
+        service.camera.sim.stopped = True  # from now on only the pushed frame
+        await service.push_frame(np.zeros((H // 2, W // 2, 3), np.uint8))
+        await until(lambda: service.camera.latest[0].shape[0] == H // 2, 10, "the pushed frame")
+        part = service.health.part("picture")
+        for n in (1, 2):
+            for line in HAND if n == 1 else HAND[-1:]:
+                await service.inject(line)
+            assert [o["type"] for o in await service.inject(FLASH)] == ["misdeal"]
+            await until(lambda: part.counters.get("failures") == n, 10, f"failure {n} counted")
+        assert part.status == "degraded" and f"frame is {W // 2}x{H // 2}" in part.detail
+        assert service.health.as_dict()["picture"]["failures"] == 2
+    assert sum("event=picture_failed" in r.getMessage() for r in caplog.records) == 1
