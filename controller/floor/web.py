@@ -86,7 +86,10 @@ def make_app(service: Any, sessions: Sessions | None = None) -> Starlette:
 
     async def table_picture(request: Request) -> Response:
         """The table's camera picture at its last alert (JPEG, seat zones blacked out by the table)."""
-        data = service.floor.picture(request.path_params["table_id"])
+        table_id = request.path_params["table_id"]
+        if table_id not in service.floor.tables:
+            return JSONResponse({"ok": False, "message": "no such table in this event"}, status_code=404)
+        data = service.floor.picture(table_id)
         if data is None:
             return JSONResponse({"ok": False, "message": "no camera picture from this table yet"}, status_code=404)
         return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})

@@ -265,7 +265,7 @@ async def test_a_picture_that_cannot_be_made_is_counted_and_logged_once_and_the_
             for line in HAND if n == 1 else HAND[-1:]:
                 await service.inject(line)
             assert [o["type"] for o in await service.inject(FLASH)] == ["misdeal"]
-            await until(lambda: part.counters.get("failures") == n, 10, f"failure {n} counted")
+            await until(lambda n=n: part.counters.get("failures") == n, 10, f"failure {n} counted")
         assert part.status == "degraded" and f"frame is {W // 2}x{H // 2}" in part.detail
         assert service.health.as_dict()["picture"]["failures"] == 2
     assert sum("event=picture_failed" in r.getMessage() for r in caplog.records) == 1
