@@ -28,6 +28,7 @@ from controller.floor.results import (
 )
 from controller.floor.seating.balancing import Move, TableSeats, halted_tables, proposals
 from controller.floor.seating.late import late_entry
+from controller.mqtt.picture import read_header
 from controller.mqtt.table_view import ALERT_TYPES, TableView
 from controller.mqtt.topics import ROOT, TableTopics
 from controller.rules.pretty import describe
@@ -70,6 +71,10 @@ class TableModel:
     between_stacks: dict[str, int] = field(default_factory=dict)
     start_stacks: dict[str, int] = field(default_factory=dict)
     colour_up_sent: int | None = None  # the clock index whose colour-up this table's panel was sent
+    # the camera picture at the table's last alert (its retained `picture`: a JPEG, seat zones
+    # blacked out by the table) and the ruling its header names; kept in memory only
+    picture: bytes | None = None
+    picture_header: dict[str, Any] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -140,7 +145,7 @@ class Floor:
 
     def subscriptions(self) -> list[str]:
         p = self.prefix + "+/"
-        return [p + "status", p + "state", p + "events", p + "rulings", p + "reply/floor"]
+        return [p + "status", p + "state", p + "events", p + "rulings", p + "reply/floor", p + "picture"]
 
     def handle(self, topic: str, payload: bytes, now: float) -> list[Out]:
         if not topic.startswith(self.prefix):
@@ -149,6 +154,9 @@ class Floor:
         t = self.tables.get(table_id)
         if t is None:
             return []  # a table of this venue that is not in this event
+        if kind == "picture":
+            self._picture(t, payload)
+            return []
         fed = t.view.feed(topic, payload, now)
         if fed.kind == "status":
             self._changed()
@@ -645,6 +653,49 @@ class Floor:
             "version": self.version,
         }
 
+    def _picture(self, t: TableModel, payload: bytes) -> None:
+        """A table's camera picture at its last alert: kept when it is a JPEG with our header."""
+        header = read_header(payload)
+        if header is None:
+            if payload:  # an empty retained message clears it; anything else is not a picture of ours
+                log.warning("event=bad_picture table=%s bytes=%d", t.table_id, len(payload))
+            t.picture, t.picture_header = None, {}
+        else:
+            t.picture, t.picture_header = payload, header
+        self._changed()
+
+    def picture(self, table_id: str) -> bytes | None:
+        t = self.tables.get(table_id)
+        return None if t is None else t.picture
+
+    def _picture_doc(self, t: TableModel) -> dict[str, Any]:
+        """What the page shows beside the picture: the ruling it belongs to, in words, and when."""
+        if t.picture is None:
+            return {"picture": None, "picture_note": "No camera picture yet: the table sends one at its next alert."}
+        h = t.picture_header
+        kind = str(h.get("type") or "alert")
+        line = {k: v for k, v in h.items() if k in ("type", "reason", "rule", "seat")}
+        try:
+            text = describe(line).strip()
+            if line.get("rule") and "  [" in text:
+                text = text.rsplit("  [", 1)[0]
+        except (KeyError, TypeError, ValueError):
+            text = kind.replace("_", " ")
+        return {
+            "picture": f"/api/table/{t.table_id}/picture?seq={h.get('seq', 0)}",
+            "picture_info": {
+                "type": kind,
+                "text": text,
+                "rule": h.get("rule"),
+                "seq": h.get("seq"),
+                "t": h.get("t"),
+                "taken": h.get("taken"),
+                "width": h.get("width"),
+                "height": h.get("height"),
+            },
+            "picture_note": "",
+        }
+
     def table_detail(self, table_id: str) -> dict[str, Any] | None:
         """One table in detail for the page: seats and stacks, board, its alerts, its last rulings
         (from the table's retained state, in words) and its camera picture, where it has one.
@@ -684,11 +735,7 @@ class Floor:
                 "substantial_action": s.get("substantial_action"),
                 "alerts": list(t.alerts),
                 "rulings": rulings,
-                # No table publishes a camera picture: docs/mqtt.md's topics carry none (the camera's
-                # readings arrive as `events` lines). The page says so rather than show a stale one.
-                "picture": None,
-                "picture_note": "This table publishes no camera picture (none of the MQTT topics in "
-                "docs/mqtt.md carries one); what its camera saw arrives as event lines.",
+                **self._picture_doc(t),
             }
         )
         return doc

@@ -84,6 +84,16 @@ def make_app(service: Any, sessions: Sessions | None = None) -> Starlette:
             return JSONResponse({"ok": False, "message": "no such table in this event"}, status_code=404)
         return JSONResponse(doc)
 
+    async def table_picture(request: Request) -> Response:
+        """The table's camera picture at its last alert (JPEG, seat zones blacked out by the table)."""
+        table_id = request.path_params["table_id"]
+        if table_id not in service.floor.tables:
+            return JSONResponse({"ok": False, "message": "no such table in this event"}, status_code=404)
+        data = service.floor.picture(table_id)
+        if data is None:
+            return JSONResponse({"ok": False, "message": "no camera picture from this table yet"}, status_code=404)
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
     async def view(_request: Request) -> Response:
         return JSONResponse(service.view())
 
@@ -145,6 +155,7 @@ def make_app(service: Any, sessions: Sessions | None = None) -> Starlette:
             Route("/", guarded(page, page=True)),
             Route("/api/view", guarded(view)),
             Route("/api/table/{table_id}", guarded(table_detail)),
+            Route("/api/table/{table_id}/picture", guarded(table_picture)),
             Route("/events", guarded(events)),
             Route("/api/moves/{move_id:path}/confirm", guarded(confirm), methods=["POST"]),
             Route("/api/moves/{move_id:path}/seat", guarded(seat), methods=["POST"]),

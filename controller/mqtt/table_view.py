@@ -134,6 +134,8 @@ class TableView:
         if kind == "status":
             self.status = raw.decode(errors="replace") or "unknown"
             return Fed("status")
+        if kind == "picture":  # a JPEG (controller.mqtt.picture), not a line: the floor keeps it itself
+            return Fed("ignored")
         try:
             doc = json.loads(raw)
         except ValueError:

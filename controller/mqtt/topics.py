@@ -10,6 +10,7 @@ Under `smarttable/v1/<venue>/<table>/`:
 | `rulings` | no | 1 | output lines of the rules engine, in order, each with `seq`, `t` |
 | `cmd/<name>` | no | 1 | director commands (subscribed by the table) |
 | `reply` / `reply/<anything>` | no | 1 | answers to commands |
+| `picture` | yes | 1 | JPEG of the camera at the last alert, seat zones blacked out (controller.mqtt.picture) |
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ class TableTopics:
     @property
     def rulings(self) -> str:
         return f"{self.prefix}/rulings"
+
+    @property
+    def picture(self) -> str:
+        """The camera picture at the last alert (retained; controller.service.picture)."""
+        return f"{self.prefix}/picture"
 
     @property
     def commands(self) -> str:

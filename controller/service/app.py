@@ -34,13 +34,14 @@ from typing import Any
 from controller.mqtt.link import IncomingCommand, MqttLink
 from controller.mqtt.outbox import Outbox
 from controller.mqtt.topics import TableTopics, encodable
-from controller.rules.engine import TableEngine
+from controller.rules.engine import DIRECTOR_ALERTS, TableEngine
 from controller.rules.profile import load_profile
 from controller.service.commands import NOTICES, CommandError, parse_command, peek_envelope, redelivery_key
 from controller.service.config import Config, read_secret
 from controller.service.eventlog import EventLog
 from controller.service.health import HealthBoard
 from controller.service.inbox import Inbox, Item
+from controller.service.picture import PicturePublisher
 from controller.service.privacy import public_line, public_snapshot
 from controller.service.sdnotify import notify, watchdog_interval
 from controller.service.snapshot import SeatView, TableState
@@ -65,6 +66,16 @@ class LogRefused(ServiceError):
 def _payload(line: dict[str, Any]) -> bytes:
     """JSON for MQTT; a string UTF-8 cannot carry (a lone surrogate) becomes `?`, never an exception."""
     return json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace")
+
+
+def _picture_header(out: dict[str, Any], seq: int, ruling_no: int, t: float) -> dict[str, Any]:
+    """What the picture at an alert names: the ruling's numbers, type, reason and rule (public fields)."""
+    line = public_line(out)
+    header = {"seq": seq, "ruling_seq": ruling_no, "type": line.get("type"), "t": round(t, 3)}
+    for key in ("reason", "rule", "seat"):
+        if isinstance(line.get(key), str | int) and not isinstance(line.get(key), bool):
+            header[key] = line[key]
+    return header
 
 
 def unencodable_field(value: Any, where: str = "") -> str | None:
@@ -115,6 +126,7 @@ class TableService:
         self.panel.before_new_hand = self.nfc.new_hand_confirms
         self.link: MqttLink | None = None
         self.broker: Any = None
+        self.picture: PicturePublisher | None = None  # the camera picture at an alert (mqtt.publish_picture)
         self.line_no = 0
         self.last_seq = 0
         # gap-free numbers of the lines published on `events` and on `rulings` (see docs/mqtt.md)
@@ -153,6 +165,7 @@ class TableService:
         self._open_engine()
         self._replay()
         await self._start_mqtt()
+        self._start_picture()
         self._tasks += [
             asyncio.create_task(self._keep_running("engine", self._engine_loop), name="engine"),
             asyncio.create_task(self._keep_running("state", self._state_loop), name="state"),
@@ -185,8 +198,28 @@ class TableService:
         if status != "ok":
             log.warning("event=start_checks status=%s detail=%s", status, json.dumps(detail))
 
+    def _start_picture(self) -> None:
+        """The picture at each alert, where the table has a camera and the venue wants it."""
+        m, part = self.cfg.mqtt, self.health.part("picture")
+        if self.cfg.devices.camera == "none" or not m.publish_picture:
+            why = "devices.camera = none" if self.cfg.devices.camera == "none" else "mqtt.publish_picture = false"
+            part.set("disabled", why)
+            return
+        topic = self.topics.picture
+        self.picture = PicturePublisher(
+            self.camera.latest_picture,
+            lambda payload: self.link is not None and self.link.reply(topic, payload, retain=True),
+            part,
+            max_age=self.cfg.devices.camera_stall_seconds,
+            width=m.picture_width,
+            quality=m.picture_quality,
+        )
+        part.set("ok", f"published on {topic} at each alert")
+
     async def stop(self) -> None:
         notify("STOPPING=1")
+        if self.picture is not None:
+            await self.picture.stop()
         if self.link is not None:
             await self.link.close()
         for task in [*self._tasks, *self._waiters]:
@@ -507,6 +540,9 @@ class TableService:
             for out in outs:
                 self.panel.on_line(out)
                 self.camera.on_output(out)
+            if self.picture is not None:
+                for header in item.meta.get("alerts", ()):
+                    self.picture.on_alert(header)
             if item.kind == "info":
                 self.panel.on_line(item.line)
             if item.future is not None and not item.future.done():
@@ -604,11 +640,15 @@ class TableService:
                 if accepted:
                     self._publish(self.topics.events, line, seq, t, item.source, ("event_seq", event_no))
                 last_seq = max(last_seq, seq)
+                alerts: list[dict[str, Any]] = []
                 for out in outs:
                     ruling_no += 1
                     oseq = self.log.append("out", "engine", out, line_no, t=t, pub=ruling_no)
                     self._publish(self.topics.rulings, out, oseq, t, None, ("ruling_seq", ruling_no))
                     last_seq = oseq
+                    if out.get("type") in DIRECTOR_ALERTS:  # the camera picture's header (service.picture)
+                        alerts.append(_picture_header(out, oseq, ruling_no, t))
+                item.meta["alerts"] = alerts
                 if cmd_key is not None:
                     self.log.record_command(cmd_key, seq, outs)
                 results.append((item, outs))

@@ -129,10 +129,21 @@ class ServiceConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class MqttConfig:
+    # publish the camera picture at each alert on `<prefix>/picture` (seat zones blacked out,
+    # docs/mqtt.md "Camera picture"); only a table with a camera has one (devices.camera != "none")
+    publish_picture: bool = True
+    # the picture's width in pixels (its height follows the frame's) and its JPEG quality
+    picture_width: int = 640
+    picture_quality: int = 70
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     table: TableConfig = field(default_factory=TableConfig)
     devices: DevicesConfig = field(default_factory=DevicesConfig)
     broker: BrokerConfig = field(default_factory=BrokerConfig)
+    mqtt: MqttConfig = field(default_factory=MqttConfig)
     event_log: EventLogConfig = field(default_factory=EventLogConfig)
     commands: CommandsConfig = field(default_factory=CommandsConfig)
     checkin: CheckinConfig = field(default_factory=CheckinConfig)
@@ -166,6 +177,7 @@ SECTIONS: dict[str, type] = {
     "table": TableConfig,
     "devices": DevicesConfig,
     "broker": BrokerConfig,
+    "mqtt": MqttConfig,
     "event_log": EventLogConfig,
     "commands": CommandsConfig,
     "checkin": CheckinConfig,
@@ -282,6 +294,11 @@ def _check_values(cfg: Config) -> list[str]:
         p.append(f"service.ready_timeout: must be > 0, got {s.ready_timeout}")
     if s.log_level.lower() not in ("debug", "info", "warning", "error"):
         p.append(f"service.log_level: {s.log_level!r} is not one of debug, info, warning, error")
+    m = cfg.mqtt
+    if not 64 <= m.picture_width <= 4096:
+        p.append(f"mqtt.picture_width: must be 64..4096 pixels, got {m.picture_width}")
+    if not 1 <= m.picture_quality <= 100:
+        p.append(f"mqtt.picture_quality: must be 1..100, got {m.picture_quality}")
     return p
 
 

@@ -88,6 +88,8 @@ class CameraSource:
         self.sim: devices.ScriptedCamera | None = None
         self.last_frame = time.monotonic()
         self.frames = 0
+        # the newest frame and the wall time it arrived (the picture at an alert is made from it)
+        self.latest: tuple[Any, float] | None = None
         self._reset_hand = False
         self._pushed: asyncio.Queue[tuple[float, Any]] = asyncio.Queue(maxsize=2)
         self.tracker: Tracker | None = None
@@ -186,6 +188,7 @@ class CameraSource:
         async for t, frame in frames:
             self.last_frame = time.monotonic()
             self.frames += 1
+            self.latest = (frame, time.time())
             if self.deck_problem:
                 self.health.set("degraded", self.deck_problem)
             elif self.health.status != "ok":
@@ -205,6 +208,13 @@ class CameraSource:
             lines = await asyncio.to_thread(self._update, frame, t)
             for line in lines:
                 await emit(line, "in")
+
+    def latest_picture(self) -> tuple[Any, Any, float] | None:
+        """(frame, layout, wall time) of the newest frame the tracker has, or None before one."""
+        if self.latest is None or self.tracker is None:
+            return None
+        frame, at = self.latest
+        return frame, self.tracker.layout, at
 
     def _open_detector(self) -> Detector:
         """Worker thread: the venue's deck (or the built-in reader), warmed up before READY.

@@ -39,6 +39,7 @@ topic write $prefix/events
 topic write $prefix/rulings
 topic write $prefix/reply
 topic write $prefix/reply/#
+topic write $prefix/picture
 topic read $prefix/cmd/+
 topic write homeassistant/+/$ha_id/#
 ACL

@@ -22,6 +22,7 @@ from tests.floor.test_e2e import TABLES, seat_everyone
 CHROMIUM = "/usr/bin/chromium"
 LEVELS = [{"sb": 50, "bb": 100, "minutes": 20}, {"sb": 100, "bb": 200, "minutes": 20}]
 PASSWORD = "tuesday-night-42"
+GUARDED = ("/api/view", "/events", "/api/table/T1", "/api/table/T1/picture", "/standings.csv", "/season.csv")
 
 
 def secret_file(tmp_path: Path, text: str = PASSWORD + "\n", mode: int = 0o600) -> str:
@@ -91,7 +92,7 @@ async def test_without_a_session_every_page_api_and_the_stream_are_refused(tmp_p
 
             def probe():
                 out = {}
-                for path in ("/", "/api/view", "/events", "/api/table/T1", "/standings.csv", "/season.csv"):
+                for path in ("/", *GUARDED):
                     out[path] = fetch(base + path)[:2]
                 out["start"] = fetch(base + "/api/clock/start", data=b"", method="POST")[0]
                 bad = fetch(base + "/login", data=b"password=wrong", method="POST")
@@ -100,7 +101,7 @@ async def test_without_a_session_every_page_api_and_the_stream_are_refused(tmp_p
 
             out, bad, good = await asyncio.to_thread(probe)
             assert out["/"][0] == 303 and out["/"][1]["Location"] == "/login"
-            for path in ("/api/view", "/events", "/api/table/T1", "/standings.csv", "/season.csv"):
+            for path in GUARDED:
                 assert out[path][0] == 401, path
             assert out["start"] == 401 and not floor.view()["clock"]["started"]  # nothing reached the tables
             assert bad[0] == 303 and bad[1]["Location"] == "/login?failed=1" and "Set-Cookie" not in bad[1]
@@ -164,7 +165,15 @@ async def test_the_director_logs_in_and_opens_one_table_in_detail(tmp_path, mosq
             await page.locator("#detail-alerts .alert", has_text="misdeal").wait_for(timeout=5000)
             assert ruling["rule"] in await page.locator("#detail-alerts").inner_text()
             await page.locator("#detail-rulings .ruling", has_text="MISDEAL").wait_for(timeout=5000)
-            assert "publishes no camera picture" in await page.locator("#detail-picture").inner_text()
+            assert "No camera picture yet" in await page.locator("#detail-picture").inner_text()
+            # the table's picture of its misdeal arrives: shown with the ruling it belongs to
+            await publish_picture(t1, ruling, hand["first_card"])
+            img = page.locator("#detail-picture img")
+            await img.wait_for(timeout=5000)
+            await page.wait_for_function("document.querySelector('#detail-picture img').complete")
+            assert await img.evaluate("(i) => [i.naturalWidth, i.naturalHeight]") == [640, 360]
+            caption = await page.locator("#picture-caption").inner_text()
+            assert "misdeal" in caption.lower() and ruling["rule"] in caption
             await page.screenshot(path=str(shots / "floor-detail.png"), full_page=True)
 
             # logging out ends the session: the page and the stream are refused again
@@ -179,6 +188,28 @@ async def test_the_director_logs_in_and_opens_one_table_in_detail(tmp_path, mosq
     finally:
         for sim in tables.values():
             await sim.stop()
+
+
+async def publish_picture(sim, ruling: dict, first_card: int) -> None:
+    """What a table with a camera publishes at this misdeal (controller.service.picture): the
+    simulated table has no camera, so its picture is made here, by the table's own code, from the
+    simulated camera's frame of the hand (face-down cards at the seats, the first one flashed)."""
+    import time
+
+    from controller.service.picture import render_picture
+    from hil.camera import SimulatedCamera
+    from vision.layout import default_layout
+
+    cam = SimulatedCamera(seats=6, seed=2, width=1280, height=720)
+    for seat in sorted(sim.engine.players):
+        cam.deal_to(seat, face_up=seat == first_card, card="Kd" if seat == first_card else None)
+    cam.move_button(sorted(sim.engine.players)[0])
+    frame, _ = cam.frame()
+    header = {"seq": sim.seq, "ruling_seq": sim.ruling_no, "type": ruling["type"], "t": round(time.time(), 3)}
+    header.update({k: ruling[k] for k in ("reason", "rule") if k in ruling})
+    header["taken"] = header["t"]
+    jpeg = render_picture(frame, default_layout(6, 1280, 720), header)
+    await sim.client.publish(sim.topics.picture, jpeg, qos=1, retain=True)
 
 
 def test_the_floor_will_not_start_with_its_page_open_to_the_network_or_a_readable_secret(tmp_path):

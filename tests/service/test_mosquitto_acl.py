@@ -111,3 +111,19 @@ async def test_acl_and_mqtt5_correlation(tmp_path, secured):
         for line in HAND[1:3]:
             await service.inject(line)
         assert service.health.part("mqtt").status == "ok"
+
+
+async def test_the_table_publishes_its_picture_and_only_the_director_reads_it(secured):
+    """The camera picture (docs/mqtt.md "Camera picture") is in no `pattern read` line: a screen,
+    which may watch the state and rulings, never gets it; the director does; another table's login
+    cannot publish one for this table."""
+    async with client(secured.port, "table-1@cool-mule") as table:
+        await table.publish(f"{PREFIX}/picture", b"\xff\xd8picture", qos=1, retain=True)
+        await table.publish("smarttable/v1/cool-mule/table-2/picture", b"\xff\xd8forged", qos=1, retain=True)
+    async with client(secured.port, "director") as director, client(secured.port, "screen") as screen:
+        await director.subscribe("smarttable/v1/+/+/picture", qos=1)
+        await screen.subscribe("smarttable/v1/+/+/picture", qos=1)
+        await screen.subscribe(f"{PREFIX}/picture", qos=1)
+        seen, watched = await asyncio.gather(messages_for(director, 1.0), messages_for(screen, 1.0))
+    assert [(str(m.topic), m.payload) for m in seen] == [(f"{PREFIX}/picture", b"\xff\xd8picture")]
+    assert watched == []

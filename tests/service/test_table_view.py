@@ -224,3 +224,12 @@ def test_a_malformed_replay_answer_passes_nothing_on_and_breaks_nothing(answer):
     assert fed.lines == [] and not view.gap()
     line = {"type": "hand", "seq": 3, "ruling_seq": 1}
     assert view.feed(TOPICS.rulings, json.dumps(line).encode(), 2.0).lines == [("rulings", line)]
+
+
+def test_a_camera_picture_is_not_taken_for_a_malformed_line():
+    """`picture` is a JPEG (docs/mqtt.md "Camera picture"): a view that subscribes to the whole
+    prefix passes it by instead of counting it as a bad message."""
+    topics = TableTopics("v", "t1")
+    view = TableView(topics)
+    assert view.feed(topics.picture, b"\xff\xd8\xff\xfe\x00\x04{}jpeg", 1.0).kind == "ignored"
+    assert view.feed(topics.state, b"\xff\xd8", 1.0).kind == "malformed"
