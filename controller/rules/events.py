@@ -1007,7 +1007,13 @@ def _fits_seat_line(ev: Seat, seats: int) -> bool:
 
 
 def _fits_level(ev: Level, seats: int) -> bool:
-    return 0 <= ev.sb <= ev.bb <= MAX_CHIPS and ev.bb >= 1 and 0 <= ev.ante <= MAX_CHIPS
+    return (
+        0 <= ev.sb <= ev.bb <= MAX_CHIPS
+        and ev.bb >= 1
+        and 0 <= ev.ante <= MAX_CHIPS
+        and (ev.minutes is None or 1 <= ev.minutes <= MAX_LEVEL_MINUTES)
+        and (ev.number is None or 1 <= ev.number <= MAX_CHIPS)
+    )
 
 
 _FITS: dict[type, Any] = {

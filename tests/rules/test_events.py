@@ -20,6 +20,7 @@ SPEC_INPUTS = (
 LINES = [
     {"type": "table", "seats": 6, "profile": "cool_mule", "actions": "observed"},
     {"type": "level", "sb": 50, "bb": 100, "ante": 10, "big_blind_ante": True},
+    {"type": "level", "sb": 50, "bb": 100, "ante": 0, "big_blind_ante": False, "minutes": 20, "number": 3},
     {"type": "seat", "seat": 3, "player": "Ann", "stack": 20000, "moved": True},
     {"type": "leave", "seat": 3, "reason": "eliminated"},
     {"type": "button", "seat": 2},
