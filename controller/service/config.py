@@ -440,6 +440,8 @@ def secret_file_problem(path: str) -> str | None:
     others can read is no secret (ssh refuses a private key for the same reason)."""
     if not path:
         return None
+    if "\0" in path:  # os.stat would raise ValueError: say it, as for any other unusable file
+        return f"file path {path!r} contains a NUL character"
     try:
         st = os.stat(path)
         data = Path(path).read_bytes() if stat.S_ISREG(st.st_mode) else None

@@ -109,3 +109,14 @@ def test_private_non_empty_secret_files_pass_check(tmp_path):
     )
     r = run_check(config)
     assert r.returncode == 0, r.stderr
+
+
+def test_a_secret_file_path_holding_a_nul_character_is_refused_by_name(tmp_path):
+    """TOML allows "\\u0000" in a string; os.stat does not: the config names the key and the problem
+    instead of failing with "embedded null byte" (found by tests/fuzz/test_fuzz_config.py)."""
+    config = write_toml(tmp_path / "table.toml", base(tmp_path, commands={"token_file": "/etc/tok-en"}))
+    config.write_text(config.read_text().replace("/etc/tok-en", "/etc/tok\\u0000en"))
+    with pytest.raises(ConfigError, match=r"commands\.token_file: file path .* contains a NUL character"):
+        load_config(config)
+    r = run_check(config)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
