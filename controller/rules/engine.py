@@ -14,7 +14,8 @@ What happens where:
 * betting, board, pots and showdown: `controller.rules.hand_play.HandPlay`, one per hand;
 * seats, levels, the button placed by hand, away and back, penalties:
   `controller.rules.seats_levels.SeatsAndLevels`, mixed in here;
-* here: the table line, the start and end of each hand, clocks, and the dispatch of each event to the
+* a clock called on a player and its expiry: `controller.rules.clock_call.ClockCalls`, mixed in here;
+* here: the table line, the start and end of each hand, and the dispatch of each event to the
   method named after what it rules on (`rule_deal` for a `Deal`, ...).
 
 A rejected line leaves the state exactly as it was: every method checks before it changes anything, and
@@ -30,7 +31,7 @@ from msgspec import UNSET, UnsetType
 
 from controller.rules import events
 from controller.rules.borrowed import mark_borrowed
-from controller.rules.clock_call import reasonable_seconds
+from controller.rules.clock_call import ClockCalls
 from controller.rules.deal_monitor import DealMonitor, DealState
 from controller.rules.errors import Rejected
 from controller.rules.events import (
@@ -43,8 +44,6 @@ from controller.rules.events import (
     ButtonSeen,
     ChipsSeen,
     Clock,
-    ClockLine,
-    DeadHand,
     Deal,
     Eliminated,
     Error,
@@ -111,7 +110,7 @@ DIRECTOR_ALERTS = frozenset(
 )
 
 
-class TableEngine(SeatsAndLevels, DealMonitor):
+class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
     """A poker table under one venue's rulebook. Feed it input lines; it answers with rulings."""
 
     def __init__(self, profile: Profile | str = "bluff_street", seats: int = 10, actions: str = "entered"):
@@ -488,32 +487,6 @@ class TableEngine(SeatsAndLevels, DealMonitor):
 
     def rule_muck(self, ev: Muck, n: int) -> list[OutputLine]:
         return self._in_play("muck").play.muck_hand(ev.seat)
-
-    def rule_clock(self, ev: Clock, n: int) -> list[OutputLine]:
-        """A clock called on a seat holding a live hand."""
-        h = self._current("clock")
-        if ev.seat not in h.play.live:
-            raise Rejected(f"seat {ev.seat} holds no live hand to put on the clock")
-        line = self._clock_line(ev.seat, ev.seconds)
-        measure = reasonable_seconds(self.profile, h.level.minutes)  # clock_call.py
-        return [msgspec.structs.replace(line, **measure) if measure else line]
-
-    def _clock_line(self, seat: int, seconds: int | None) -> ClockLine:
-        """A clock on `seat`: the venue's length unless the director gave one, and its countdown
-        (bar_league:Calling a Clock 40 s, cool_mule:12.i 60 s, bluff_street:25 30 s, ...)."""
-        conduct = self.profile.settings["conduct"]
-        length = conduct["clock_seconds"]
-        countdown = conduct["clock_countdown_seconds"].value
-        seconds = seconds or length.value
-        return ClockLine(seat=seat, seconds=seconds, countdown=min(countdown, seconds), rule=length.rule)
-
-    def rule_time_expired(self, ev: TimeExpired, n: int) -> list[OutputLine]:
-        """The clock ran out: the hand is dead (the venue's clock rule)."""
-        h = self._current("time_expired")
-        if ev.seat not in h.play.live:
-            raise Rejected(f"seat {ev.seat} holds no live hand")
-        line = DeadHand(seat=ev.seat, reason="clock", rule=self.profile.rule("conduct", "clock_expired"))
-        return [line, *h.play.kill(ev.seat, "clock")]
 
     def rule_hand_end(self, ev: HandEnd, n: int) -> list[OutputLine]:
         """The pot was pushed: award it, write the stacks back, place the busted players."""
