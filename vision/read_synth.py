@@ -186,6 +186,17 @@ def _court_picture(card, rank, suit, colour, rng) -> None:
         _paint(card, m[::-1, ::-1], x1 - int(0.04 * W) - size, y1 - int(0.03 * H) - size, colour)
 
 
+def rounded_card_mask(w: int, h: int, r: int) -> np.ndarray:
+    """255 inside a w x h card with corners rounded to radius r, 0 outside: pasting a card image
+    through it leaves the felt showing at the corners, as a real card does."""
+    a = np.zeros((h, w), np.uint8)
+    cv2.rectangle(a, (r, 0), (w - 1 - r, h - 1), 255, -1)
+    cv2.rectangle(a, (0, r), (w - 1, h - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
+        cv2.circle(a, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    return a
+
+
 def camera_view(card: np.ndarray, rng: np.random.Generator, felt=None) -> np.ndarray:
     """The card as a camera sees it (small, blurred, noisy, lit unevenly), warped back upright to
     CANON size with an outline known to about a pixel, as detection does."""
@@ -196,12 +207,7 @@ def camera_view(card: np.ndarray, rng: np.random.Generator, felt=None) -> np.nda
     fw, fh = int(cw + 2 * margin), int(ch + 2 * margin)
     felt = rng.uniform(20, 140, 3) if felt is None else np.asarray(felt, np.float32)
     # the card with rounded corners pasted on the felt, small
-    alpha = np.zeros((H, W), np.uint8)
-    r = int(rng.uniform(0.04, 0.09) * W)
-    cv2.rectangle(alpha, (r, 0), (W - 1 - r, H - 1), 255, -1)
-    cv2.rectangle(alpha, (0, r), (W - 1, H - 1 - r), 255, -1)
-    for cx, cy in ((r, r), (W - 1 - r, r), (r, H - 1 - r), (W - 1 - r, H - 1 - r)):
-        cv2.circle(alpha, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    alpha = rounded_card_mask(W, H, int(rng.uniform(0.04, 0.09) * W))
     ang = rng.uniform(-0.3, 0.3)
     src = np.float32([[0, 0], [W, 0], [W, H], [0, H]])
     c, s = math.cos(ang), math.sin(ang)

@@ -20,6 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.mlp import adam_step
 from vision.read import _ink, _pips, _read_index
 from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES, WEIGHTS, darkness
 from vision.read_synth import deck_card, synthetic_card
@@ -101,11 +102,7 @@ def train_mlp(x, y, classes: int, hidden: int, seed: int, epochs: int = 40, lr: 
             grads["w1"] = xb.T @ dh + decay * params["w1"]
             grads["b1"] = dh.sum(axis=0)
             step += 1
-            for k in params:
-                m[k] = 0.9 * m[k] + 0.1 * grads[k]
-                v[k] = 0.999 * v[k] + 0.001 * grads[k] ** 2
-                mh, vh = m[k] / (1 - 0.9**step), v[k] / (1 - 0.999**step)
-                params[k] -= rate * mh / (np.sqrt(vh) + 1e-8)
+            adam_step(params, grads, m, v, step, rate)
     params["mean"], params["std"] = mean.astype(np.float32), std.astype(np.float32)
     return params
 

@@ -33,6 +33,8 @@ import cv2
 import numpy as np
 
 from vision.detect_quads import WEIGHTS, features_batch, propose, work_picture
+from vision.mlp import adam_step
+from vision.read_synth import rounded_card_mask
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIN = ((90, 120, 190), (60, 90, 150), (120, 160, 220), (40, 60, 100))
@@ -150,13 +152,7 @@ def background(rng: np.random.Generator, textures: list[np.ndarray], w: int, h: 
 
 
 def _card_alpha(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
-    a = np.zeros((h, w), np.uint8)
-    r = int(rng.uniform(0.03, 0.09) * w)
-    cv2.rectangle(a, (r, 0), (w - 1 - r, h - 1), 255, -1)
-    cv2.rectangle(a, (0, r), (w - 1, h - 1 - r), 255, -1)
-    for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
-        cv2.circle(a, (cx, cy), r, 255, -1, cv2.LINE_AA)
-    return a
+    return rounded_card_mask(w, h, int(rng.uniform(0.03, 0.09) * w))
 
 
 def _paste(canvas, cover, img, alpha, quad, layer):
@@ -371,12 +367,7 @@ def fit_mlp(x, y, hidden: int, epochs: int, seed: int, log=print, sample_weight=
             grads["w1"] = xb.T @ gh + l2 * params["w1"]
             grads["b1"] = gh.sum(axis=0)
             step += 1
-            for k in params:
-                m[k] = b1 * m[k] + (1 - b1) * grads[k]
-                v2[k] = b2 * v2[k] + (1 - b2) * grads[k] ** 2
-                mh = m[k] / (1 - b1**step)
-                vh = v2[k] / (1 - b2**step)
-                params[k] -= (lr * mh / (np.sqrt(vh) + eps)).astype(np.float32)
+            adam_step(params, grads, m, v2, step, lr, b1, b2, eps)
         lr *= 0.8
         log(f"  epoch {ep + 1}/{epochs}")
     params.update(mean=mean.astype(np.float32), std=std.astype(np.float32))
