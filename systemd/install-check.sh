@@ -25,6 +25,15 @@ export USER=${USER:-$(id -un)}  # the guide chowns to "$USER"; CI shells may not
 PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # what the guide started must stop on SIGTERM as systemd asks; one that does not is said and
+  # killed after 20 s (as TimeoutStopSec would), so a hung stop cannot hang the walk itself
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "  warn process $pid ($(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null | cut -c1-80)) did not stop within 20 s of SIGTERM: killed" >&2
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+  done
   wait 2>/dev/null || true
   if [ -n "$ROOT" ] && [ "$KEEP" != 1 ]; then rm -rf "$ROOT"; fi
 }
