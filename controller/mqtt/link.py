@@ -205,12 +205,6 @@ class MqttLink:
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # an ExceptionGroup, a bug, bad data: reconnect all the same
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
-                    # cancelled while a child failed (the broker died as the table stopped): Python
-                    # 3.11's TaskGroup raises the child's error and the cancel is folded into it; the
-                    # link is being stopped, not broken, so it must not reconnect forever
-                    raise asyncio.CancelledError from exc
                 cause, network = self._cause(exc, aiomqtt)
                 if not network:
                     self.crashes += 1
