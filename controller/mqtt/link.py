@@ -27,12 +27,13 @@ import contextlib
 import logging
 import ssl
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from controller.mqtt.outbox import Outbox
 from controller.mqtt.topics import TableTopics, valid_topic_name
+from controller.tasks import run_together, stopping
 
 log = logging.getLogger("smart_table.mqtt")
 
@@ -205,8 +206,7 @@ class MqttLink:
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # an ExceptionGroup, a bug, bad data: reconnect all the same
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
+                if stopping():
                     # cancelled while the connection failed (the broker died as the table stopped):
                     # the closing client's error replaced the cancel; the link is being stopped, not
                     # broken, and must not reconnect forever (the table would never exit on SIGTERM)
@@ -220,23 +220,6 @@ class MqttLink:
             self._went_down(cause, network, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
-
-    @staticmethod
-    async def _serve_together(*jobs: Awaitable[None]) -> None:
-        """Run the connection's jobs until one fails (then stop the others and raise what failed, in an
-        ExceptionGroup) or all end. Not an asyncio.TaskGroup: on Python 3.11 a failing child cancels the
-        parent task and, when the parent waits in the group's exit, never takes that cancel back, so
-        `cancelling()` stays raised and a real stop could not be told from a failed child."""
-        tasks = [asyncio.ensure_future(job) for job in jobs]
-        try:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        errors = [t.exception() for t in done if not t.cancelled() and t.exception() is not None]
-        if errors:
-            raise BaseExceptionGroup("a job of the MQTT connection failed", errors)
 
     def crash_looping(self, count: int, window: float) -> bool:
         """`count` failures of our own within `window` seconds, with no connection lasting since."""
@@ -298,7 +281,9 @@ class MqttLink:
                     self.settings.port,
                     len(self.outbox),
                 )
-                await self._serve_together(self._drain(client), self._receive(client), self._send_replies(client))
+                await run_together(
+                    self._drain(client), self._receive(client), self._send_replies(client), what="the MQTT link"
+                )
             except BaseException as exc:
                 # not the network's fault: the connection is still up, so say `offline` ourselves
                 # (a clean DISCONNECT suppresses the Last Will) before closing and starting again

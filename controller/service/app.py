@@ -46,6 +46,7 @@ from controller.service.privacy import public_line, public_snapshot
 from controller.service.sdnotify import notify, watchdog_interval
 from controller.service.snapshot import SeatView, TableState
 from controller.service.sources import CameraSource, NfcSource, PanelLink, supervise
+from controller.tasks import stopping
 
 log = logging.getLogger("smart_table.service")
 BATCH = 64
@@ -435,6 +436,8 @@ class TableService:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                if stopping():  # stopped while it failed: the error replaced the cancel
+                    raise asyncio.CancelledError from exc
                 cause = f"{type(exc).__name__}: {exc}".encode("utf-8", "replace").decode()[:200]
             crashes = self._crashes.setdefault(name, deque(maxlen=CRASH_LOOP))
             crashes.append(time.monotonic())

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from controller import devices
 from controller.service.config import Config
 from controller.service.health import SourceHealth
+from controller.tasks import run_together, stopping
 
 if TYPE_CHECKING:  # the device packages are imported when a device starts (see the module docstring)
     from controller.registry.checkin import TableCheckIn
@@ -52,6 +53,8 @@ async def supervise(name: str, run: Callable[[], Awaitable[None]], health: Sourc
             health.set("unavailable", str(exc))
             await asyncio.Event().wait()  # parked: nothing to retry until the installation changes
         except Exception as exc:
+            if stopping():  # the service stops it while it fails (a closing port's error replaced the cancel)
+                raise asyncio.CancelledError from exc
             health.set("failed", f"{type(exc).__name__}: {exc}"[:200])
             log.warning("event=source_failed source=%s error=%r retry_in=%.1f", name, str(exc)[:200], delay)
         health.count("restarts")
@@ -348,10 +351,9 @@ class PanelLink:
             self.bridge = bridge
             await bridge.wait_connected(timeout=3.0)
             try:
-                async with asyncio.TaskGroup() as group:
-                    group.create_task(self._show(bridge))
-                    group.create_task(self._buttons(bridge, emit))
-                    group.create_task(self._monitor(bridge, port))
+                await run_together(
+                    self._show(bridge), self._buttons(bridge, emit), self._monitor(bridge, port), what="the panel"
+                )
             finally:
                 self.bridge = None
 

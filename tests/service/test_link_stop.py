@@ -11,10 +11,14 @@ import asyncio
 import sqlite3
 
 import aiomqtt
+import pytest
 
 from controller.mqtt.link import BrokerConfig, MqttLink
 from controller.mqtt.outbox import Outbox
 from controller.mqtt.topics import TableTopics
+from controller.service.health import SourceHealth
+from controller.service.sources import supervise
+from controller.tasks import run_together, stopping
 
 
 async def test_a_link_cancelled_while_its_connection_fails_stops():
@@ -66,3 +70,38 @@ async def test_a_link_whose_connection_fails_reconnects():
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     assert tries >= 2
+
+
+async def test_a_failed_job_leaves_no_cancel_behind():
+    """After one job of a connection fails, the supervisor can still tell a stop from the next failure
+    (with 3.11's TaskGroup, `cancelling()` stayed raised and every later failure looked like a stop)."""
+
+    async def fails():
+        await asyncio.sleep(0)
+        raise ValueError("bad topic")
+
+    with pytest.raises(ExceptionGroup) as caught:
+        await run_together(fails(), asyncio.Event().wait(), what="the test link")
+    assert [type(e) for e in caught.value.exceptions] == [ValueError]
+    assert "the test link failed" in str(caught.value)
+    assert not stopping()
+
+
+async def test_a_device_that_errors_as_it_is_stopped_is_not_restarted():
+    """A panel whose closing port raises while the service stops it: the supervisor stops too."""
+    runs = 0
+
+    async def run():
+        nonlocal runs
+        runs += 1
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            raise OSError("port closed under us") from None
+
+    task = asyncio.create_task(supervise("panel", run, SourceHealth("panel")))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    done, _ = await asyncio.wait([task], timeout=3)
+    assert task in done and task.cancelled(), "the supervisor restarted a device the service was stopping"
+    assert runs == 1
