@@ -6,7 +6,10 @@ repository (as the project's CI has it) may add more: the full set of real photo
 `$SMART_TABLE_DATA` names another folder laid out like `data/` and is looked in first; the card decks
 alone can come from `$SMART_TABLE_DECKS` (`decks_root`).
 
-Order: $SMART_TABLE_DATA, then the repository's `data/`, then `../shared/data/` and `../shared/`.
+Order: $SMART_TABLE_DATA, then the repository's `data/`, then the `data/` of the clone the running
+virtual environment lives in (docs/install.md installs with `pip install .` into `/opt/smart-table/.venv`:
+the package then runs from site-packages, away from the clone's `data/`), then `../shared/data/` and
+`../shared/`.
 The repository's copy comes before `../shared` so that what the tests see does not depend on what
 lies beside the clone; `prefer_larger=True` asks for the copy with the most files instead (the full
 photo set for figures, when it is there).
@@ -15,6 +18,7 @@ photo set for figures, when it is there).
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,7 +36,11 @@ def roots() -> list[Path]:
     env = os.environ.get("SMART_TABLE_DATA")
     if env:
         out.append(Path(env))
-    out += [DATA, SHARED / "data", SHARED]
+    out.append(DATA)
+    beside_venv = Path(sys.prefix).parent / "data"
+    if beside_venv != DATA:
+        out.append(beside_venv)
+    out += [SHARED / "data", SHARED]
     return out
 
 

@@ -103,3 +103,16 @@ def test_a_deck_is_found_with_the_data_and_a_card_without_a_picture_is_named(mon
         datapaths.deck_files("venue")
     with pytest.raises(FileNotFoundError, match=r"deck folder not found: .*nowhere"):
         datapaths.deck_files("nowhere")
+
+
+def test_an_installed_copy_finds_the_data_of_the_clone_its_venv_lives_in(tmp_path, monkeypatch):
+    """docs/install.md: `pip install .` into /opt/smart-table/.venv; the package then runs from
+    site-packages (no data/ beside it), and the simulated camera must still find the clone's decks."""
+    clone = tmp_path / "opt" / "smart-table"
+    (clone / "data" / "decks" / "tango").mkdir(parents=True)
+    site = tmp_path / "opt" / "smart-table" / ".venv" / "lib" / "site-packages"
+    monkeypatch.setattr(datapaths, "DATA", site / "data")
+    monkeypatch.setattr(datapaths, "SHARED", site.parent / "shared")
+    monkeypatch.setattr(datapaths.sys, "prefix", str(clone / ".venv"))
+    monkeypatch.delenv("SMART_TABLE_DATA", raising=False)
+    assert datapaths.find("decks") == clone / "data" / "decks"
