@@ -233,6 +233,9 @@ grep -q '^ok    secrets' "$ROOT/doctor.log" && ok "doctor: key and token files" 
 PIDS+=($!)
 for _ in $(seq 100); do grep -q 'event=ready\|READY\|event=started' "$ROOT/service.log" && break; sleep 0.2; done
 sleep 1
+grep 'event=ready' "$ROOT/service.log" | grep -q ' camera=ok' \
+  && ok "the installed table's simulated camera renders from the clone's decks (camera ok at READY)" \
+  || { cat "$ROOT/service.log"; fail "the camera is not ok at READY"; }
 say "\$ /opt/smart-table/.venv/bin/smart-table top --config /etc/smart-table/table.toml --username director --password-file ~/director-password"
 (umask 077 && echo 'the-director-password' >"$ROOT/director-password")
 .venv/bin/smart-table top --config "$CONF" --username director --password-file "$ROOT/director-password" --once --wait 3 >"$ROOT/top.log" \
