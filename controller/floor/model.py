@@ -8,6 +8,7 @@ publishing, the database and the web page; everything decided here is testable w
 from __future__ import annotations
 
 import logging
+import secrets
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,8 +122,13 @@ class Floor:
         finishes: list[Finish] | None = None,
         names: dict[str, str] | None = None,
         entrants: int | None = None,
+        run: str | None = None,
     ) -> None:
         self.cfg = cfg
+        # a table applies a command id once, for good (a redelivery is answered, not applied again):
+        # the ids of this run of the floor must differ from the last run's, or after a restart of the
+        # floor its `floor-1` would be taken for the earlier one and the level or move never applied
+        self.run = run or secrets.token_hex(4)
         self.structure = cfg.the_structure()
         self.clock = clock_state or clock.ClockState()
         self.names = dict(names or {})
@@ -520,7 +526,7 @@ class Floor:
         prefix = f"{self.prefix}{table}"
         return Out(
             f"{prefix}/cmd/{name}",
-            {**body, "id": f"floor-{self._ids}", "reply_to": f"{prefix}/{self.reply_topic}"},
+            {**body, "id": f"floor-{self.run}-{self._ids}", "reply_to": f"{prefix}/{self.reply_topic}"},
         )
 
     def _alert(

@@ -319,3 +319,18 @@ def test_a_colour_up_reaches_every_tables_panel_once_when_its_break_begins():
     assert [o.topic for o in outs] == ["smarttable/v1/v/T1/cmd/colour_up", "smarttable/v1/v/T2/cmd/colour_up"]
     assert outs[0].body["chips"] == "25 chips" and "dragons_den:16" in outs[0].body["step"]
     assert [o for o in f.tick(63.0) if o.topic.endswith("/cmd/colour_up")] == []  # once
+
+
+def test_a_restarted_floor_sends_ids_the_tables_have_not_seen():
+    """A table applies a command id once for good; the floor's first command after a restart must not
+    reuse the id of its first command before it, or the table answers it as a redelivery and the new
+    level (or move) is never applied."""
+    cfg = parse_floor_config(
+        {"floor": {"venue": "v", "tables": ["T1"], "clock_start": "manual"}, "structure": {"levels": LEVELS}}
+    )
+    runs = []
+    for _ in range(2):  # the floor, then the floor started again
+        outs = Floor(cfg, entrants=9).handle("smarttable/v1/v/T1/status", b"online", 1.0)
+        runs.append([o.body["id"] for o in outs])
+    assert runs[0] and runs[1], "the first level goes out when the table comes online"
+    assert not set(runs[0]) & set(runs[1])
