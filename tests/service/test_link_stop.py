@@ -21,14 +21,19 @@ from controller.service.sources import supervise
 from controller.tasks import run_together, stopping
 
 
-async def test_a_link_cancelled_while_its_connection_fails_stops():
-    link = MqttLink(
+def a_link() -> MqttLink:
+    """A link to a broker that is never reached: its connection is replaced in each test."""
+    return MqttLink(
         BrokerConfig(host="127.0.0.1"),
         TableTopics("v", "t1"),
         Outbox(sqlite3.connect(":memory:")),
         on_command=lambda cmd: None,
         on_status=lambda status, detail: None,
     )
+
+
+async def test_a_link_cancelled_while_its_connection_fails_stops():
+    link = a_link()
     entered = asyncio.Event()
 
     async def serve_once(_aiomqtt):
@@ -57,13 +62,7 @@ async def test_a_link_whose_connection_fails_reconnects():
         tries += 1
         raise BaseExceptionGroup("unhandled errors in a TaskGroup", [aiomqtt.MqttError("gone")])
 
-    link = MqttLink(
-        BrokerConfig(host="127.0.0.1"),
-        TableTopics("v", "t1"),
-        Outbox(sqlite3.connect(":memory:")),
-        on_command=lambda cmd: None,
-        on_status=lambda status, detail: None,
-    )
+    link = a_link()
     link._serve_once = serve_once
     task = asyncio.create_task(link.run())
     await asyncio.sleep(0.8)  # the first retries come after 0.2 s and 0.4 s
