@@ -152,15 +152,15 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
 
     # ----------------------------------------------------------------- public API
 
-    def feed(self, line: dict | str, line_no: int | None = None) -> list[dict]:
-        """One input line (JSON text or a decoded dict, which is only read) in, the output lines it causes
+    def feed(self, line: dict | str | InputEvent, line_no: int | None = None) -> list[dict]:
+        """One input line (JSON text, a decoded dict, which is only read, or a built event) in, the output lines it causes
         out as dicts (`events.to_line`): `events.parse`, then `rulings`. A ruling on a rule the venue's own
         book does not hold says whose book it borrows (`borrowed_from`). A malformed line is its `error`
         line."""
         out = self.feed_rulings(line, line_no)
         return self.as_lines(out) if out else []
 
-    def feed_rulings(self, line: dict | str, line_no: int | None = None) -> list[OutputLine]:
+    def feed_rulings(self, line: dict | str | InputEvent, line_no: int | None = None) -> list[OutputLine]:
         """`feed` with the output lines typed, as `rulings` gives them (for a caller that reads them rather
         than writes them: the PHH replay; `as_lines` makes them `feed`'s dicts)."""
         self.lines_seen += 1

@@ -608,16 +608,24 @@ def decode(text: str) -> dict:
 _read_typed = msgspec.json.Decoder(InputEvent).decode
 
 
-def parse(line: str | dict, seats: int) -> InputEvent | None:
-    """One input line (JSON text or a decoded dict) as its event, checked for a `seats`-seat table; None
+def parse(line: str | dict | InputEvent, seats: int) -> InputEvent | None:
+    """One input line (JSON text, a decoded dict, or an event built by a source that reads another notation,
+    as the PHH replay's controller/rules/phh_lines.py) as its event, checked for a `seats`-seat table; None
     for a blank or `#` comment line. Raises Rejected naming the field and the problem.
 
     JSON text is first read by msgspec straight into its event, the types checked in C, then `_FITS` checks
     what a type cannot say (a range, a card code, the table's size). A line either refuses (or that names
     a field no event has) is read again field by field by the makers below: they alone word the problem,
     and what they accept is the event. The fast reading gives nothing they would not (bench/bench_engine.py
-    has the figure; tests/rules/test_events.py holds the two readings equal)."""
-    if type(line) is str:
+    has the figure; tests/rules/test_events.py holds the two readings equal). A built event, typed by its
+    builder, is held to `_FITS` as a decoded one is; one that does not fit is read by the makers as the
+    line it stands for (its fields left unsaid, None, left out)."""
+    if isinstance(line, _Event):
+        fits = _FITS.get(type(line))
+        if fits is not None and fits(line, seats):
+            return line
+        line = {k: v for k, v in msgspec.to_builtins(line).items() if v is not None}
+    elif type(line) is str:
         try:
             event = _read_typed(line)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
