@@ -60,6 +60,7 @@ class DealState(msgspec.Struct):
     boxed: int = 0
     complete: bool = False  # every seat dealt in has its two cards
     full: int = 0  # seats dealt in that hold two cards
+    reached: int = 0  # seats dealt in that were dealt a first card (keys of `received` among them)
     action_started: bool = False
     absent_done: bool = False
     # Hole cards seen face up in this hand: code -> (seat, True when it was replaced and became the burn).
@@ -120,7 +121,8 @@ class DealMonitor:
         exposed in the deal, a wrong card count after betting began."""
         h = self._current("deal")
         d, p, prof, rules = h.deal, h.positions, self.profile, self.deal_rules
-        seat, card, exposed = ev.seat, ev.card, ev.exposed
+        seat, card = ev.seat, ev.card
+        exposed = card is not None or ev.face == "up"  # `ev.exposed`, read here on every card
         if card is not None:
             fouled = self._fouled_deck(h, (card,))  # a new card whose code is out already
             if fouled:
@@ -169,7 +171,13 @@ class DealMonitor:
 
         if held >= 2 and rules["wrong_card_count_misdeal"]:
             return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
-        if len(d.received.get(seat, ())) == 1 and rules["eligible_dealt_out_misdeal"]:
+        received = d.received.get(seat)
+        if (
+            received is not None
+            and len(received) == 1
+            and d.reached < len(p.dealt_in)  # (every seat dealt in has a first card: none was skipped)
+            and rules["eligible_dealt_out_misdeal"]
+        ):
             # The second round reached this seat while a seat before it never got a first card. The
             # button, last in the order, may take two consecutive cards (bluff_street:33.a.6.i).
             order = p.dealt_in
@@ -183,22 +191,28 @@ class DealMonitor:
                 ):
                     return self._misdeal(h, "eligible_seat_dealt_out", "eligible_dealt_out_misdeal")
 
-        out: list[OutputLine] = []
         position = d.off_deck + 1
         if exposed:
-            ruling = self._exposed_in_deal(h, seat, card, position)
-            if ruling and isinstance(ruling[0], Misdeal):
-                return ruling
-            out.extend(ruling)  # the exposed card is taken back: the seat gets another after the deal
+            out = self._exposed_in_deal(h, seat, card, position)
+            if out and isinstance(out[0], Misdeal):
+                return out
+            # The exposed card is taken back: the seat gets another after the deal.
             if card is not None:
                 d.exposed_cards[card] = (seat, True)
         else:
+            out = []
             d.cards[seat] = held + 1
             if held == 1 and seat in p.dealt_in:
                 d.full += 1
         d.off_deck = position
-        d.received.setdefault(seat, []).append(position)
-        out.extend(self._check_deal_complete(h))
+        if received is None:
+            d.received[seat] = [position]
+            if seat in p.dealt_in:
+                d.reached += 1
+        else:
+            received.append(position)
+        if d.full >= len(p.dealt_in) and not d.complete:  # (`_check_deal_complete`'s test, asked first)
+            out.extend(self._check_deal_complete(h))
         return out
 
     def _button_final_card(self, h: Hand, seat: int, held: int, exposed: bool) -> list[OutputLine] | None:

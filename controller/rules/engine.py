@@ -116,6 +116,8 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
     def __init__(self, profile: Profile | str = "bluff_street", seats: int = 10, actions: str = "entered"):
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
         self.deal_rules = self._settings(self.profile)
+        # Read after every line: a player away when the action reaches him loses his hand (`_after`).
+        self.absent_dead = self.deal_rules["absent_at_turn"] == "dead"
         self.seats = seats
         if actions not in events.ACTIONS_MODES:
             raise ValueError(f"actions must be one of {', '.join(events.ACTIONS_MODES)}, got {actions!r}")
@@ -193,20 +195,22 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
             out = [Error(line=n, message=str(exc))]
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
             out = [_internal_error(n, exc)]
-        if out or self.deal_rules["absent_at_turn"] == "dead":
+        if out or self.absent_dead:
             return self._after(out)
         return out  # most lines: nothing ruled, and no seat can lose its hand for being away
 
     def _after(self, out: list[OutputLine]) -> list[OutputLine]:
         """What follows every line: a player away when the action reaches him loses his hand."""
-        if self.deal_rules["absent_at_turn"] == "dead":
+        if self.absent_dead:
             absent = self._absent_at_turn()
             if absent:
                 out = [*out, *absent]
-        if out and self.hand is not None and any(o.kind in DIRECTOR_ALERTS for o in out):
-            kept = {id(a) for a in self.alerts}
-            self.alerts.extend(o for o in out if o.kind in DIRECTOR_ALERTS and id(o) not in kept)
-            del self.alerts[:-10]
+        if out and self.hand is not None:
+            alerts = [o for o in out if o.kind in DIRECTOR_ALERTS]
+            if alerts:
+                kept = {id(a) for a in self.alerts}
+                self.alerts.extend(o for o in alerts if id(o) not in kept)
+                del self.alerts[:-10]
         return out
 
     def as_lines(self, out: list[OutputLine]) -> list[dict]:
@@ -300,6 +304,7 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
         self.seats = seats
         self.profile = profile
         self.deal_rules = self._settings(profile)
+        self.absent_dead = self.deal_rules["absent_at_turn"] == "dead"
         if ev.actions is not None:
             self.observed = ev.actions == "observed"
         return []
