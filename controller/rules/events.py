@@ -620,11 +620,13 @@ def parse(line: str | dict | InputEvent, seats: int) -> InputEvent | None:
     has the figure; tests/rules/test_events.py holds the two readings equal). A built event, typed by its
     builder, is held to `_FITS` as a decoded one is; one that does not fit is read by the makers as the
     line it stands for (its fields left unsaid, None, left out)."""
-    if isinstance(line, _Event):
-        fits = _FITS.get(type(line))
-        if fits is not None and fits(line, seats):
+    fits = _FITS.get(type(line))  # (None for text and dicts)
+    if fits is not None:
+        if fits(line, seats):
             return line
-        line = {k: v for k, v in msgspec.to_builtins(line).items() if v is not None}
+        line = _unsaid_left_out(line)
+    elif isinstance(line, _Event):
+        line = _unsaid_left_out(line)
     elif type(line) is str:
         try:
             event = _read_typed(line)
@@ -648,6 +650,11 @@ def parse(line: str | dict | InputEvent, seats: int) -> InputEvent | None:
     if make is None:
         raise Rejected(f"unknown type {_shown(kind)}")
     return make(line, seats)
+
+
+def _unsaid_left_out(event: _Event) -> dict:
+    """A built event as the line it stands for: its fields left unsaid (None) left out."""
+    return {k: v for k, v in msgspec.to_builtins(event).items() if v is not None}
 
 
 def _int(ev: dict, key: str, *, minimum: int = 0, required: bool = True, default: Any = None) -> Any:
