@@ -119,7 +119,9 @@ class DealMonitor:
         """A hole card reached a seat: in order and face down it needs no ruling; otherwise the misdeal
         rules (cool_mule:5, bar_league:Misdeals, bluff_street:33.a), a surplus card (cool_mule:5.i), a card
         exposed in the deal, a wrong card count after betting began."""
-        h = self._current("deal")
+        h = self.hand
+        if h is None or h.void or h.play is None:  # (`_in_play`'s test, on every card)
+            h = self._current("deal")  # refuses the line
         d, p, prof, rules = h.deal, h.positions, self.profile, self.deal_rules
         seat, card = ev.seat, ev.card
         exposed = card is not None or ev.face == "up"  # `ev.exposed`, read here on every card

@@ -169,28 +169,7 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
         n = self.lines_seen if line_no is None else line_no
         try:
             event = events.parse(line, self.seats)
-        except Rejected as exc:
-            return self._after([Error(line=n, message=str(exc))])
-        except Exception as exc:  # a bug must not stop the table: say so on the line and go on
-            return self._after([_internal_error(n, exc)])
-        if event is None:
-            return self._after([])
-        return self._rulings(event, n)
-
-    def play(self, event: InputEvent, line_no: int | None = None) -> list[dict]:
-        """`feed` for an input event already read: its output lines as dicts."""
-        return self.as_lines(self.rulings(event, line_no))
-
-    def rulings(self, event: InputEvent, line_no: int | None = None) -> list[OutputLine]:
-        """One input event in, the typed output lines it causes out (`borrowed_from` is added only to the
-        dicts `feed` and `play` hand out). An event that cannot happen now is its `Error`, the state
-        unchanged."""
-        self.lines_seen += 1
-        return self._rulings(event, self.lines_seen if line_no is None else line_no)
-
-    def _rulings(self, event: InputEvent, n: int) -> list[OutputLine]:
-        try:
-            out = _RULINGS[type(event)](self, event, n)
+            out = [] if event is None else _RULINGS[type(event)](self, event, n)
         except Rejected as exc:
             out = [Error(line=n, message=str(exc))]
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
@@ -198,6 +177,17 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
         if out or self.absent_dead:
             return self._after(out)
         return out  # most lines: nothing ruled, and no seat can lose its hand for being away
+
+    def play(self, event: InputEvent, line_no: int | None = None) -> list[dict]:
+        """`feed` for an input event already read: its output lines as dicts."""
+        return self.as_lines(self.rulings(event, line_no))
+
+    def rulings(self, event: InputEvent, line_no: int | None = None) -> list[OutputLine]:
+        """One input event in, the typed output lines it causes out (`borrowed_from` is added only to the
+        dicts `feed` and `play` hand out). The event is checked by `events.parse` as a line is (one that is
+        not a line's event is its `Error`); an event that cannot happen now is its `Error`, the state
+        unchanged."""
+        return self.feed_rulings(event, line_no)
 
     def _after(self, out: list[OutputLine]) -> list[OutputLine]:
         """What follows every line: a player away when the action reaches him loses his hand."""
@@ -450,7 +440,9 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
     def rule_action(self, ev: Action, n: int) -> list[OutputLine]:
         """A betting action, ruled by the hand (controller/rules/hand_play.py) and counted toward
         substantial action until it is reached."""
-        h = self._in_play("action")
+        h = self.hand
+        if h is None or h.void or h.play is None:  # (`_in_play`, written out on the busiest line)
+            h = self._current("action")  # refuses the line
         if self.observed:
             return self._observed_action(h, ev.seat, ev.action)
         d = h.deal
