@@ -478,20 +478,20 @@ class DealMonitor:
         rather than something false (issue 14)."""
         if self.observed or self.deal_rules["fouled_deck"] != "void_return_chips":
             return []
-        seen = h.deal.exposed_cards
-
-        def out(card: str) -> bool:
-            if h.play.card_is_out(card):
-                return True
+        seen, play = h.deal.exposed_cards, h.play
+        for card in cards:  # the first card out already, if any
+            if card not in ALL_CARDS:
+                continue
+            if play.card_is_out(card):
+                break
             exposure = seen.get(card)
-            return exposure is not None and (holder is None or exposure[1] or exposure[0] != holder)
-
-        twice = [c for c in cards if c in ALL_CARDS and out(c)]
-        if not twice:
+            if exposure is not None and (holder is None or exposure[1] or exposure[0] != holder):
+                break
+        else:
             return []
         h.void = True
         h.misdeal_reason = "fouled_deck"
         h.play = None
-        line = FouledDeck(card=twice[0], rule=self.profile.rule("deal", "fouled_deck"))
+        line = FouledDeck(card=card, rule=self.profile.rule("deal", "fouled_deck"))
         self.alerts = [line]
         return [line]
