@@ -620,14 +620,7 @@ def parse(line: str | dict | InputEvent, seats: int) -> InputEvent | None:
     has the figure; tests/rules/test_events.py holds the two readings equal). A built event, typed by its
     builder, is held to `_FITS` as a decoded one is; one that does not fit is read by the makers as the
     line it stands for (its fields left unsaid, None, left out)."""
-    fits = _FITS.get(type(line))  # (None for text and dicts)
-    if fits is not None:
-        if fits(line, seats):
-            return line
-        line = _unsaid_left_out(line)
-    elif isinstance(line, _Event):
-        line = _unsaid_left_out(line)
-    elif type(line) is str:
+    if type(line) is str:
         try:
             event = _read_typed(line)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
@@ -641,6 +634,12 @@ def parse(line: str | dict | InputEvent, seats: int) -> InputEvent | None:
         if not stripped or stripped.startswith("#"):
             return None
         line = decode(stripped)
+    elif (fits := _FITS.get(type(line))) is not None:  # a built event
+        if fits(line, seats):
+            return line
+        line = _unsaid_left_out(line)
+    elif isinstance(line, _Event):
+        line = _unsaid_left_out(line)
     elif not isinstance(line, dict):
         line = dict(line)
     kind = line.get("type")
