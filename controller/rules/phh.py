@@ -2,8 +2,8 @@
 the table engine and compare the final stacks with the file's `finishing_stacks`.
 
 The parts, one idea each: `phh_read` (a file into a checked `PhhHand`), `phh_lines` (the hand as protocol
-input lines), this module (the replay), `phh_export` (a table's hands out as PHH files). What callers use
-(`load`, `parse`, `to_lines`, `export_event_log`, `PhhError`) is importable from here.
+input events), this module (the replay), `phh_export` (a table's hands out as PHH files). What callers use
+(`load`, `parse`, `to_events`, `to_lines`, `export_event_log`, `PhhError`) is importable from here.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""A PHH hand as protocol input lines (../shared/spec/table-events.md), from `table` to `hand_end`.
+"""A PHH hand as protocol input events (../shared/spec/table-events.md), from `table` to `hand_end`.
+
+`to_events` builds the typed events (controller/rules/events.py) straight from the hand, as a source that
+reads another notation does; the replay hands each to the engine, whose `events.parse` checks it as it
+checks a line. `to_lines` writes them as the dicts a table sends. Building the events rather than dicts
+that parse then reads again: 28 us a hand against 40 (bench figures, 160 Pluribus hands).
 
 Its own module because it is the one place that knows both notations: PHH's players, forced bets and
 `cbr` totals on one side, the protocol's seats, `level` and named actions on the other.
