@@ -60,6 +60,7 @@ class DealState(msgspec.Struct):
     boxed: int = 0
     complete: bool = False  # every seat dealt in has its two cards
     full: int = 0  # seats dealt in that hold two cards
+    reached: int = 0  # seats dealt in that were dealt a first card (keys of `received` among them)
     action_started: bool = False
     absent_done: bool = False
     # Hole cards seen face up in this hand: code -> (seat, True when it was replaced and became the burn).
@@ -118,9 +119,12 @@ class DealMonitor:
         """A hole card reached a seat: in order and face down it needs no ruling; otherwise the misdeal
         rules (cool_mule:5, bar_league:Misdeals, bluff_street:33.a), a surplus card (cool_mule:5.i), a card
         exposed in the deal, a wrong card count after betting began."""
-        h = self._current("deal")
+        h = self.hand
+        if h is None or h.void or h.play is None:  # (`_in_play`'s test, on every card)
+            h = self._current("deal")  # refuses the line
         d, p, prof, rules = h.deal, h.positions, self.profile, self.deal_rules
-        seat, card, exposed = ev.seat, ev.card, ev.exposed
+        seat, card = ev.seat, ev.card
+        exposed = card is not None or ev.face == "up"  # `ev.exposed`, read here on every card
         if card is not None:
             fouled = self._fouled_deck(h, (card,))  # a new card whose code is out already
             if fouled:
@@ -169,7 +173,13 @@ class DealMonitor:
 
         if held >= 2 and rules["wrong_card_count_misdeal"]:
             return self._misdeal(h, "wrong_card_count", "wrong_card_count_misdeal")
-        if len(d.received.get(seat, ())) == 1 and rules["eligible_dealt_out_misdeal"]:
+        received = d.received.get(seat)
+        if (
+            received is not None
+            and len(received) == 1
+            and d.reached < len(p.dealt_in)  # (every seat dealt in has a first card: none was skipped)
+            and rules["eligible_dealt_out_misdeal"]
+        ):
             # The second round reached this seat while a seat before it never got a first card. The
             # button, last in the order, may take two consecutive cards (bluff_street:33.a.6.i).
             order = p.dealt_in
@@ -183,22 +193,28 @@ class DealMonitor:
                 ):
                     return self._misdeal(h, "eligible_seat_dealt_out", "eligible_dealt_out_misdeal")
 
-        out: list[OutputLine] = []
         position = d.off_deck + 1
         if exposed:
-            ruling = self._exposed_in_deal(h, seat, card, position)
-            if ruling and isinstance(ruling[0], Misdeal):
-                return ruling
-            out.extend(ruling)  # the exposed card is taken back: the seat gets another after the deal
+            out = self._exposed_in_deal(h, seat, card, position)
+            if out and isinstance(out[0], Misdeal):
+                return out
+            # The exposed card is taken back: the seat gets another after the deal.
             if card is not None:
                 d.exposed_cards[card] = (seat, True)
         else:
+            out = []
             d.cards[seat] = held + 1
             if held == 1 and seat in p.dealt_in:
                 d.full += 1
         d.off_deck = position
-        d.received.setdefault(seat, []).append(position)
-        out.extend(self._check_deal_complete(h))
+        if received is None:
+            d.received[seat] = [position]
+            if seat in p.dealt_in:
+                d.reached += 1
+        else:
+            received.append(position)
+        if d.full >= len(p.dealt_in) and not d.complete:  # (`_check_deal_complete`'s test, asked first)
+            out.extend(self._check_deal_complete(h))
         return out
 
     def _button_final_card(self, h: Hand, seat: int, held: int, exposed: bool) -> list[OutputLine] | None:
@@ -462,20 +478,20 @@ class DealMonitor:
         rather than something false (issue 14)."""
         if self.observed or self.deal_rules["fouled_deck"] != "void_return_chips":
             return []
-        seen = h.deal.exposed_cards
-
-        def out(card: str) -> bool:
-            if h.play.card_is_out(card):
-                return True
+        seen, play = h.deal.exposed_cards, h.play
+        for card in cards:  # the first card out already, if any
+            if card not in ALL_CARDS:
+                continue
+            if play.card_is_out(card):
+                break
             exposure = seen.get(card)
-            return exposure is not None and (holder is None or exposure[1] or exposure[0] != holder)
-
-        twice = [c for c in cards if c in ALL_CARDS and out(c)]
-        if not twice:
+            if exposure is not None and (holder is None or exposure[1] or exposure[0] != holder):
+                break
+        else:
             return []
         h.void = True
         h.misdeal_reason = "fouled_deck"
         h.play = None
-        line = FouledDeck(card=twice[0], rule=self.profile.rule("deal", "fouled_deck"))
+        line = FouledDeck(card=card, rule=self.profile.rule("deal", "fouled_deck"))
         self.alerts = [line]
         return [line]

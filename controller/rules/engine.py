@@ -116,6 +116,8 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
     def __init__(self, profile: Profile | str = "bluff_street", seats: int = 10, actions: str = "entered"):
         self.profile = load_profile(profile) if isinstance(profile, str) else profile
         self.deal_rules = self._settings(self.profile)
+        # Read after every line: a player away when the action reaches him loses his hand (`_after`).
+        self.absent_dead = self.deal_rules["absent_at_turn"] == "dead"
         self.seats = seats
         if actions not in events.ACTIONS_MODES:
             raise ValueError(f"actions must be one of {', '.join(events.ACTIONS_MODES)}, got {actions!r}")
@@ -152,28 +154,29 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
 
     # ----------------------------------------------------------------- public API
 
-    def feed(self, line: dict | str, line_no: int | None = None) -> list[dict]:
-        """One input line (JSON text or a decoded dict, which is only read) in, the output lines it causes
+    def feed(self, line: dict | str | InputEvent, line_no: int | None = None) -> list[dict]:
+        """One input line (JSON text, a decoded dict, which is only read, or a built event) in, the output lines it causes
         out as dicts (`events.to_line`): `events.parse`, then `rulings`. A ruling on a rule the venue's own
         book does not hold says whose book it borrows (`borrowed_from`). A malformed line is its `error`
         line."""
         out = self.feed_rulings(line, line_no)
         return self.as_lines(out) if out else []
 
-    def feed_rulings(self, line: dict | str, line_no: int | None = None) -> list[OutputLine]:
+    def feed_rulings(self, line: dict | str | InputEvent, line_no: int | None = None) -> list[OutputLine]:
         """`feed` with the output lines typed, as `rulings` gives them (for a caller that reads them rather
         than writes them: the PHH replay; `as_lines` makes them `feed`'s dicts)."""
         self.lines_seen += 1
         n = self.lines_seen if line_no is None else line_no
         try:
             event = events.parse(line, self.seats)
+            out = [] if event is None else _RULINGS[type(event)](self, event, n)
         except Rejected as exc:
-            return self._after([Error(line=n, message=str(exc))])
+            out = [Error(line=n, message=str(exc))]
         except Exception as exc:  # a bug must not stop the table: say so on the line and go on
-            return self._after([_internal_error(n, exc)])
-        if event is None:
-            return self._after([])
-        return self._rulings(event, n)
+            out = [_internal_error(n, exc)]
+        if out or self.absent_dead:
+            return self._after(out)
+        return out  # most lines: nothing ruled, and no seat can lose its hand for being away
 
     def play(self, event: InputEvent, line_no: int | None = None) -> list[dict]:
         """`feed` for an input event already read: its output lines as dicts."""
@@ -181,32 +184,23 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
 
     def rulings(self, event: InputEvent, line_no: int | None = None) -> list[OutputLine]:
         """One input event in, the typed output lines it causes out (`borrowed_from` is added only to the
-        dicts `feed` and `play` hand out). An event that cannot happen now is its `Error`, the state
+        dicts `feed` and `play` hand out). The event is checked by `events.parse` as a line is (one that is
+        not a line's event is its `Error`); an event that cannot happen now is its `Error`, the state
         unchanged."""
-        self.lines_seen += 1
-        return self._rulings(event, self.lines_seen if line_no is None else line_no)
-
-    def _rulings(self, event: InputEvent, n: int) -> list[OutputLine]:
-        try:
-            out = _RULINGS[type(event)](self, event, n)
-        except Rejected as exc:
-            out = [Error(line=n, message=str(exc))]
-        except Exception as exc:  # a bug must not stop the table: say so on the line and go on
-            out = [_internal_error(n, exc)]
-        if out or self.deal_rules["absent_at_turn"] == "dead":
-            return self._after(out)
-        return out  # most lines: nothing ruled, and no seat can lose its hand for being away
+        return self.feed_rulings(event, line_no)
 
     def _after(self, out: list[OutputLine]) -> list[OutputLine]:
         """What follows every line: a player away when the action reaches him loses his hand."""
-        if self.deal_rules["absent_at_turn"] == "dead":
+        if self.absent_dead:
             absent = self._absent_at_turn()
             if absent:
                 out = [*out, *absent]
-        if out and self.hand is not None and any(o.kind in DIRECTOR_ALERTS for o in out):
-            kept = {id(a) for a in self.alerts}
-            self.alerts.extend(o for o in out if o.kind in DIRECTOR_ALERTS and id(o) not in kept)
-            del self.alerts[:-10]
+        if out and self.hand is not None:
+            alerts = [o for o in out if o.kind in DIRECTOR_ALERTS]
+            if alerts:
+                kept = {id(a) for a in self.alerts}
+                self.alerts.extend(o for o in alerts if id(o) not in kept)
+                del self.alerts[:-10]
         return out
 
     def as_lines(self, out: list[OutputLine]) -> list[dict]:
@@ -300,6 +294,7 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
         self.seats = seats
         self.profile = profile
         self.deal_rules = self._settings(profile)
+        self.absent_dead = self.deal_rules["absent_at_turn"] == "dead"
         if ev.actions is not None:
             self.observed = ev.actions == "observed"
         return []
@@ -445,7 +440,9 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
     def rule_action(self, ev: Action, n: int) -> list[OutputLine]:
         """A betting action, ruled by the hand (controller/rules/hand_play.py) and counted toward
         substantial action until it is reached."""
-        h = self._in_play("action")
+        h = self.hand
+        if h is None or h.void or h.play is None:  # (`_in_play`, written out on the busiest line)
+            h = self._current("action")  # refuses the line
         if self.observed:
             return self._observed_action(h, ev.seat, ev.action)
         d = h.deal

@@ -608,15 +608,18 @@ def decode(text: str) -> dict:
 _read_typed = msgspec.json.Decoder(InputEvent).decode
 
 
-def parse(line: str | dict, seats: int) -> InputEvent | None:
-    """One input line (JSON text or a decoded dict) as its event, checked for a `seats`-seat table; None
+def parse(line: str | dict | InputEvent, seats: int) -> InputEvent | None:
+    """One input line (JSON text, a decoded dict, or an event built by a source that reads another notation,
+    as the PHH replay's controller/rules/phh_lines.py) as its event, checked for a `seats`-seat table; None
     for a blank or `#` comment line. Raises Rejected naming the field and the problem.
 
     JSON text is first read by msgspec straight into its event, the types checked in C, then `_FITS` checks
     what a type cannot say (a range, a card code, the table's size). A line either refuses (or that names
     a field no event has) is read again field by field by the makers below: they alone word the problem,
     and what they accept is the event. The fast reading gives nothing they would not (bench/bench_engine.py
-    has the figure; tests/rules/test_events.py holds the two readings equal)."""
+    has the figure; tests/rules/test_events.py holds the two readings equal). A built event, typed by its
+    builder, is held to `_FITS` as a decoded one is; one that does not fit is read by the makers as the
+    line it stands for (its fields left unsaid, None, left out)."""
     if type(line) is str:
         try:
             event = _read_typed(line)
@@ -631,6 +634,12 @@ def parse(line: str | dict, seats: int) -> InputEvent | None:
         if not stripped or stripped.startswith("#"):
             return None
         line = decode(stripped)
+    elif (fits := _FITS.get(type(line))) is not None:  # a built event
+        if fits(line, seats):
+            return line
+        line = _unsaid_left_out(line)
+    elif isinstance(line, _Event):
+        line = _unsaid_left_out(line)
     elif not isinstance(line, dict):
         line = dict(line)
     kind = line.get("type")
@@ -640,6 +649,11 @@ def parse(line: str | dict, seats: int) -> InputEvent | None:
     if make is None:
         raise Rejected(f"unknown type {_shown(kind)}")
     return make(line, seats)
+
+
+def _unsaid_left_out(event: _Event) -> dict:
+    """A built event as the line it stands for: its fields left unsaid (None) left out."""
+    return {k: v for k, v in msgspec.to_builtins(event).items() if v is not None}
 
 
 def _int(ev: dict, key: str, *, minimum: int = 0, required: bool = True, default: Any = None) -> Any:

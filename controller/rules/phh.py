@@ -2,8 +2,8 @@
 the table engine and compare the final stacks with the file's `finishing_stacks`.
 
 The parts, one idea each: `phh_read` (a file into a checked `PhhHand`), `phh_lines` (the hand as protocol
-input lines), this module (the replay), `phh_export` (a table's hands out as PHH files). What callers use
-(`load`, `parse`, `to_lines`, `export_event_log`, `PhhError`) is importable from here.
+input events), this module (the replay), `phh_export` (a table's hands out as PHH files). What callers use
+(`load`, `parse`, `to_events`, `to_lines`, `export_event_log`, `PhhError`) is importable from here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from itertools import chain, count
 from controller.rules.engine import TableEngine
 from controller.rules.events import Error
 from controller.rules.phh_export import export_event_log
-from controller.rules.phh_lines import to_lines
+from controller.rules.phh_lines import to_events, to_lines
 from controller.rules.phh_read import PhhError, PhhHand, load, parse
 from controller.rules.profile import load_profile
 
@@ -26,6 +26,7 @@ __all__ = [
     "load",
     "parse",
     "replay",
+    "to_events",
     "to_lines",
 ]
 
@@ -55,12 +56,14 @@ def replay(hand: PhhHand, profile_name: str = "bluff_street", keep: bool = False
     """Drive one hand through the table engine; compare the final stacks with the file's."""
     n = len(hand.players)
     table = TableEngine(load_profile(profile_name), n)
-    lines = to_lines(hand, profile_name)
-    # Line k (from 1) fed with its number; the loop in C (map), then every output in one list. Typed: the
-    # replay reads them (errors, then the stacks), and only a kept replay needs them as dicts.
+    # The hand's events, built from the file as its lines would be read, each checked by `events.parse` as a
+    # line is (`TableEngine.feed_rulings`); line k (from 1) fed with its number, the loop in C (map), then
+    # every output in one list. Typed: the replay reads them (errors, then the stacks), and only a kept
+    # replay needs them as dicts.
+    lines = to_events(hand, profile_name)
     ruled = list(chain.from_iterable(map(table.feed_rulings, lines, count(1))))
     # An `error` line names the input line it rejects (`line`, ../shared/spec/table-events.md).
-    errors = [f"line {o.line} {lines[o.line - 1]['type']}: {o.message}" for o in ruled if type(o) is Error]
+    errors = [f"line {o.line} {lines[o.line - 1].kind}: {o.message}" for o in ruled if type(o) is Error]
     stacks = table.stacks()
     # A seat the table no longer lists was vacated by a bust-out: it finished with no chips.
     final = [stacks.get(s, 0) for s in range(1, n + 1)]

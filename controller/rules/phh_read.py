@@ -6,16 +6,16 @@ file and the field, and the TOML reading has a figure behind it (below, and benc
 
 from __future__ import annotations
 
-import io
-import json
-import json.scanner
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 
 class PhhError(ValueError):
@@ -100,19 +100,16 @@ def parse(data: dict, path: str) -> PhhHand:
 # Reading a PHH file. tomllib is the reader of record; it is pure Python and takes about 110 us for a PHH
 # file of 600 bytes (cProfile: its per-character array and whitespace scanning, `parse_array`,
 # `skip_comments_and_array_ws`, `parse_value`), which alone would spend most of the budget of a replay at
-# 10x pokerkit (bench/bench_phh.py). PHH files are flat `key = value` lines whose values, with their single
-# quotes made double, are JSON; the C JSON scanner reads them in about a tenth of the time. `_flat_toml`
-# takes a file only where that reading is provably tomllib's, and steps aside (None) for anything else.
+# 10x pokerkit (bench/bench_phh.py prints both: tomllib 120 us, `_flat_toml` 8 us a file). PHH files are flat
+# `key = value` lines whose values, with their single quotes made double, are JSON; msgspec's C reader
+# reads them (0.8 us for the actions array of 21 actions, 0.2 us for a list of six numbers, against 1.1 and
+# 0.4 us for the C scanner of Python's json: timeit). `_flat_toml` takes a file only where that reading is
+# provably tomllib's, and steps aside (None) for anything else.
 
 # The control characters TOML allows in no comment (a comment may hold a tab).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not TOML")  # NaN and Infinity are JSON to Python's decoder, not TOML
-
-
-_SCAN = json.scanner.make_scanner(json.JSONDecoder(parse_constant=_no_constant))
+_VALUE = msgspec.json.Decoder().decode  # one whole JSON value, or DecodeError
 
 
 def _flat_toml(text: str) -> dict | None:
@@ -124,9 +121,11 @@ def _flat_toml(text: str) -> dict | None:
     Why the JSON reading is tomllib's: with no `"` or backslash in the file, `'...'` -> `"..."` makes each TOML
     literal string a JSON string of the same text (JSON refuses the control characters TOML refuses there);
     JSON numbers are a subset of TOML's with the same int/float split and values; `true`/`false` and arrays
-    are alike; `null` and `{` (no TOML value here) are refused, NaN/Infinity by `_no_constant`; the scanner
-    must use the whole value. tests/rules/test_phh.py holds it to tomllib on every sample file and on
-    generated documents."""
+    are alike (msgspec reads a float as Python's float() does, and an integer of any size as an int);
+    `null` and `{` (no TOML value here) are refused, NaN and Infinity by msgspec (not JSON), as is a number
+    out of a float's range (ValidationError; tomllib then reads it as inf); the value must be the whole
+    rest of the line (msgspec refuses text after it). tests/rules/test_phh.py holds it to tomllib on every
+    sample file and on generated documents."""
     if '"' in text or "\\" in text or "{" in text or "null" in text or "\r" in text or "\x7f" in text:
         return None  # (JSON takes CR for a blank and DEL inside a string, TOML neither)
     out: dict[str, Any] = {}
@@ -142,12 +141,9 @@ def _flat_toml(text: str) -> dict | None:
         key = key.rstrip(" \t")
         if not equals or key in out or not (key.isascii() and key.isidentifier()):
             return None
-        value = value.lstrip(" \t")
         try:
-            out[key], end = _SCAN(value, 0)
-        except (ValueError, StopIteration):  # not JSON (StopIteration: no value at all)
-            return None
-        if end != len(value):
+            out[key] = _VALUE(value)
+        except (msgspec.DecodeError, msgspec.ValidationError):  # not JSON, or out of a float's range
             return None
     return out
 
@@ -156,9 +152,17 @@ def load(path: str | Path) -> PhhHand:
     """Read and check one PHH file; PhhError names the file and what is wrong with it."""
     try:
         # Read as Path.read_text(encoding="utf-8") reads, without its buffered text layer: the raw bytes,
-        # decoded, line ends made "\n" as text mode makes them.
-        with io.FileIO(path) as fh:
-            text = fh.readall().decode("utf-8")
+        # decoded, line ends made "\n" as text mode makes them. Read until the end with os.read: four
+        # system calls for a PHH file (open, read, the empty read at the end, close) where io.FileIO makes
+        # seven (strace: two fstat and an lseek besides).
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            chunks = []
+            while chunk := os.read(fd, 65536):
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+        text = (chunks[0] if len(chunks) == 1 else b"".join(chunks)).decode("utf-8")
     except OSError as exc:
         raise PhhError(f"{path}: cannot read: {exc.strerror}") from None
     if "\r" in text:
