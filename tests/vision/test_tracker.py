@@ -368,3 +368,23 @@ def test_an_exposed_hole_card_reading_a_board_code_is_named_without_it(layout):
     up[first_at_1] = {**up[first_at_1], "face": "up", "code": "7c"}
     lines = [ln for _k, ln in _feed(tr, frames + _hold(20, up + board))]
     assert lines[-1] == {"type": "expose", "seat": 1, "by": "player"}
+
+
+def test_a_face_down_hole_card_read_face_up_now_and_then_is_no_exposure(layout):
+    """A face-down hole card the detector takes for face up in some frames (glare on the back), with a
+    reading below the confidence or none: no `expose` until it is seen face up in the whole read wait."""
+    tr = Tracker(layout, debounce_frames=3, show_wait_s=1.0)
+    frames, cards = _dealt(layout)
+    frames += _hold(12, cards)  # the deal is over
+    i1 = next(i for i, c in enumerate(cards) if layout.zone_at(tuple(c["center"])) == ("seat", 1))
+    glare = [dict(c) for c in cards]
+    glare[i1] = {**glare[i1], "face": "up", "code": "8h", "confidence": 0.2}
+    unread = [dict(c) for c in cards]
+    unread[i1] = {**unread[i1], "face": "up", "code": None}
+    for k in range(40):  # face up in runs of up to 5 frames, never the 9 of the read wait
+        frames += _hold(1, glare if k % 6 < 3 else unread if k % 6 < 5 else cards)
+    lines = [ln for _k, ln in _feed(tr, frames)]
+    assert [ln["type"] for ln in lines] == ["deal"] * 4
+    # turned up for good: the player's exposure, without the unsure code
+    lines = [ln for _k, ln in _feed(tr, _hold(30, glare), t0=20.0)]
+    assert lines == [{"type": "expose", "seat": 1, "by": "player"}]
