@@ -7,8 +7,12 @@ FRAMES (the default): every hand is rendered by hil's simulated camera (6 seats,
 into the engine: misreads, missed frames and the debounce happen as on a table. A misdeal the camera
 "could see" is one whose offending card the tracker reported (a face-up card, a card at the wrong seat);
 the ones it did not report are printed apart. The time to ruling is counted in frames from the first
-frame showing the offending card (100 ms each at 10 frames/s) plus the processing of each frame. About
-1.5 s of CPU per rendered hand on one core: `--hands` bounds it (default 40 per rulebook).
+frame showing the offending card (100 ms each at 10 frames/s) plus the processing of each frame. In a
+faulty deal, a card exposed in the deal replaced (the first of a `multiple_exposed` deal's) is no false
+ruling when that seat really holds a face-up card and the ruling names it or no card. Also printed: the
+card codes the tracker named and how many of them were no face-up card on the table (no ruling, but what
+the table publishes). About 1.5-3 s of CPU per rendered hand on one core: `--hands` bounds it (default
+40 per rulebook).
 
     .venv/bin/python bench/bench_observed.py [--hands N] [--seed S]
 

@@ -45,6 +45,8 @@ class Table:
         self.k = 0  # frame number
         self.frame_ms: list[float] = []
         self.camera_lines: list[dict[str, Any]] = []
+        self.codes_named = 0  # card codes in the tracker's lines
+        self.codes_wrong: list[str] = []  # ... that no face-up card on the table had
 
     def feed(self, line: dict[str, Any]) -> list[dict[str, Any]]:
         self.n += 1
@@ -60,10 +62,19 @@ class Table:
             lines = self.tracker.update(frame, self.k / FPS)
             self.frame_ms.append(1000 * (time.perf_counter() - t0))
             for line in lines:
+                self.check_codes(line)
                 self.camera_lines.append(line)
                 out.append((self.k, line, self.feed(line)))
             self.k += 1
         return out
+
+    def check_codes(self, line: dict[str, Any]) -> None:
+        """A code the camera names must be a card lying face up on the table (not a ruling, but what
+        the table publishes: a misread board card is something false on the director's screen)."""
+        codes = list(line.get("cards") or []) + ([line["card"]] if line.get("card") else [])
+        real = {c.code for c in self.cam.scene.cards if c.face_up}
+        self.codes_named += len(codes)
+        self.codes_wrong += [f"{line['type']} {c}" for c in codes if c not in real]
 
     def step(self, change: Any, frames: int = STEP_FRAMES) -> list[tuple[int, dict[str, Any], list[dict]]]:
         change(self.cam)
@@ -83,6 +94,16 @@ class Table:
 
 def rulings(said: list[tuple[int, dict, list[dict]]]) -> list[dict]:
     return [o for _k, _line, outs in said for o in outs]
+
+
+def true_on_scene(ruling: dict[str, Any], up: dict[int, set[str]]) -> bool:
+    """A ruling in a faulty deal that the rulebook gives on the real scene: a card exposed in the
+    deal replaced (the profiles' `single_exposed_procedure`, e.g. cool_mule:5.j: the first exposed card
+    of a `multiple_exposed` deal), at a seat really holding a face-up card, naming that card or none.
+    One naming another card says something false."""
+    if ruling["type"] != "replace_exposed" or not up.get(ruling.get("seat")):
+        return False
+    return ruling.get("card") is None or ruling["card"] in up[ruling["seat"]]
 
 
 def fault_deal(table: Table, rng: random.Random, hand: dict) -> tuple[str, list, int, bool]:
@@ -201,7 +222,13 @@ def run(profile: str, hands: int, seed: int) -> dict[str, Any]:
                 to_ruling.append(frames * 1000 / FPS)
             elif visible:
                 missed.append(f"{kind}: said {[o['type'] for o in rulings(said)]}")
-            false_rulings += [o for o in rulings(said) if o["type"] != "misdeal" and o["type"] in RULINGS]
+            # the real scene: which seats hold a card face up, and which
+            up = {s: {c.code for c in cards if c.face_up} for s, cards in table.cam._hole.items()}
+            false_rulings += [
+                o
+                for o in rulings(said)
+                if o["type"] != "misdeal" and o["type"] in RULINGS and not true_on_scene(o, up)
+            ]
             hand, said = table.new_hand()  # the re-deal
             false_rulings += [o for o in rulings(said) if o["type"] in RULINGS]
         said = clean_hand(table, rng, hand)
@@ -221,6 +248,8 @@ def run(profile: str, hands: int, seed: int) -> dict[str, Any]:
         "to_ruling_ms": statistics.median(to_ruling) if to_ruling else float("nan"),
         "to_ruling_worst_ms": max(to_ruling) if to_ruling else float("nan"),
         "frame_ms": statistics.median(table.frame_ms) if table.frame_ms else float("nan"),
+        "codes_named": table.codes_named,
+        "codes_wrong": table.codes_wrong,
     }
 
 
@@ -254,6 +283,11 @@ def main_frames(argv: list[str]) -> int:
             print(f"    false ruling: {json.dumps(example)}")
         for line in r["missed"]:
             print(f"    seen, not ruled: {line}")
+        wrong = r["codes_wrong"]
+        print(
+            f"    card codes named {r['codes_named']}, not a face-up card on the table {len(wrong)}"
+            + (f" ({dict(Counter(w.split()[0] for w in wrong))})" if wrong else "")
+        )
     print(
         "goal: 0 false rulings per 1,000 hands, >= 0.99 of the misdeals the camera saw caught:",
         "met" if ok else "NOT met",

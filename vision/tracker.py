@@ -22,13 +22,18 @@ identity is read once (the detector's tracking memo) and its events are emitted 
 - chips arriving in a seat's betting area (layout `bets`): {"type":"chips_seen","seat":s};
 - the button seen in front of a new seat: {"type":"button_seen","seat":s}.
 
-A reading whose confidence is below `min_confidence` is not given as a card code on its own: the
-tracker waits for more frames, and gives the code only when every frame of the whole read wait
-(`debounce_frames` + `read_wait_frames`) read the same code (a misread on a real table flickers
-between codes; a card read the same thirty times over is what it was read as). Otherwise the card
-still counts without its code (a `deal` without `card`, an `expose` without `card`, a `board` with
-`count`: the exposure needs only that a card was face up); the table says nothing false about which
-card it was.
+A reading whose confidence is below `min_confidence` is never given as a card code, however often it
+is read the same (a still camera reads a misread card the same way every frame): a code is given only
+when `debounce_frames` frames in a row read it at or above the threshold. A face-up card not read so
+within the read wait (`debounce_frames` + `read_wait_frames`) still counts without its code (a `deal`
+without `card`, an `expose` without `card`, a `board` with `count`: the exposure needs only that a
+card was face up); the table says nothing false about which card it was.
+
+A code is in a deck once, so a code is not given for a card when another card of the hand already
+had it, when another card on the table reads the same now, or when two cards of one group (a flop, a
+tabled hand) read the same: one of them is misread and which is not known (the card then counts
+without its code). A `show` is two hole cards of one seat, both face up and both named so; anything
+less (one card turned, one unread) gives no `show` line at all.
 """
 
 from __future__ import annotations
@@ -157,6 +162,7 @@ class Tracker:
         self._burn_pending = False
         self._last_deal_t: float | None = None
         self._deal_over = False
+        self._given: dict[str, _Track] = {}  # card code -> the card it was given for, this hand
 
     # -- stages ------------------------------------------------------------------------------
     def _detections(self, x) -> dict:
@@ -176,8 +182,8 @@ class Tracker:
         return x
 
     def _trusted(self, cards: list[dict]) -> list[dict]:
-        """The cards with every reading below the confidence threshold marked `unsure`: such a code
-        is given only when the whole read wait read it the same (`_observe_face`)."""
+        """The cards with every reading below the confidence threshold marked `unsure`: such a
+        reading is no reading (`_observe_face`)."""
         out = []
         for c in cards:
             if c.get("code") and float(c.get("confidence", 1.0)) < self.min_confidence:
@@ -240,13 +246,15 @@ class Tracker:
             tr.up_frames = 1 if first or tr.face != "up" else tr.up_frames + 1
         else:
             tr.up_frames = 0
-        if c["face"] == "up" and code:
+        if c["face"] == "up" and code and not c.get("unsure"):
             tr.up_streak = 1 if first or tr.code != code or tr.face != "up" else tr.up_streak + 1
             tr.code = code
-            needed = self.debounce + self.read_wait if c.get("unsure") else self.debounce
-            if tr.up_streak >= needed:
+            if tr.up_streak >= self.debounce:
                 tr.sure = code
         else:
+            # unread, or read below the calibrated confidence: no reading at all. On a still table a
+            # misread is as steady as a good read (the same picture gives the same code), so reading
+            # it the same many times over proves nothing (issue 12)
             tr.up_streak = 0
         if not tr.confirmed:
             tr.face = c["face"]
@@ -288,7 +296,7 @@ class Tracker:
                     self._muck_arrivals.append(t)  # tossed toward the middle
                 continue
             kind, seat = tr.zone
-            code = tr.sure
+            code = self._name(tr)
             if kind == "seat":
                 tr.hole_seat = seat
                 self._hole.setdefault(seat, []).append(tr)
@@ -415,10 +423,13 @@ class Tracker:
             others = [s for s in self._turn_ups if s != seat] or self._showed
             showdown = self._board_cards >= 5 or bool(others)
             if showdown and (all_up or waited):
-                # every card of the hand now face up, in the order dealt (one dealt face up too)
-                cards = [tr.sure for tr in live if tr.face == "up" and tr.sure]
-                if cards:
-                    events.append({"type": "show", "seat": seat, "cards": cards})
+                # every card of the hand now face up, in the order dealt (one dealt face up too); a
+                # show is two cards read surely, neither a code some other card of the hand was
+                # given: one card up, one unread, or a code already out says nothing
+                if len(live) == 2 and all_up:
+                    cards = self._names(live, whole=True)
+                    if None not in cards:
+                        events.append({"type": "show", "seat": seat, "cards": cards})
                 self._showed.add(seat)
                 del self._turn_ups[seat]
             elif waited:
@@ -429,9 +440,40 @@ class Tracker:
 
     def _expose_line(self, seat: int, tr: _Track, by: str) -> dict:
         line = {"type": "expose", "seat": seat, "by": by}
-        if tr.sure:
-            line["card"] = tr.sure
+        code = self._name(tr)
+        if code:
+            line["card"] = code
         return line
+
+    def _names(self, cards: list[_Track], whole: bool = False) -> list[str | None]:
+        """The codes to give for cards seen together (a flop, a tabled hand), each None where it is
+        not sure: unread, read the same as another card of the group or of the table, or already
+        given for another card this hand. One card code is in a deck once: two cards read the same
+        means at least one misread, and which one is not known, so neither is named. Given codes
+        are remembered; with `whole`, only when every card of the group is named."""
+        codes = [self._nameable(tr) for tr in cards]
+        out = [c if c is not None and codes.count(c) == 1 else None for c in codes]
+        if whole and None in out:
+            return out
+        for tr, c in zip(cards, out, strict=True):
+            if c is not None:
+                self._given[c] = tr
+        return out
+
+    def _name(self, tr: _Track) -> str | None:
+        return self._names([tr])[0]
+
+    def _nameable(self, tr: _Track) -> str | None:
+        code = tr.sure
+        if code is None:
+            return None
+        owner = self._given.get(code)
+        if owner is not None and owner is not tr:
+            return None  # the code went out for another card of this hand: one of them is misread
+        for other in self._tracks:
+            if other is not tr and not other.silent and other.sure == code and other.missing == 0:
+                return None  # another card on the table reads the same now
+        return code
 
     def _fold_events(self, t: float) -> list[dict]:
         """A seat folds when its cards leave its zone and a face-down card lands on the muck (or
@@ -474,7 +516,7 @@ class Tracker:
         group = sorted(self._board_pending, key=lambda tr: tr.center[0])
         self._board_pending = []
         self._board_cards += len(group)
-        codes = [tr.sure for tr in group if tr.sure]
+        codes = [c for c in self._names(group) if c]
         line: dict = {"type": "board", "cards": codes}
         if len(codes) < len(group):
             line["count"] = len(group)  # cards seen, some not read surely
