@@ -96,6 +96,21 @@ class SimSettings:
     captures: bool = True  # panel picture and annotated frame at each ruling
     mosquitto: str = ""  # path of the mosquitto binary (empty: /usr/sbin/mosquitto or PATH)
     external_broker: str = ""  # "host:port" of a broker already running (tests, a venue's broker)
+    # the table reads with the deck it is shown enrolled (`smart-table vision enroll`, docs/vision.md),
+    # as a venue sets it up; False: the built-in reader, which names fewer of the small cards of a
+    # 640x360 frame surely (it then reports them without their codes, issue 12)
+    enrolled: bool = True
+
+
+def _enrolled_deck(deck: str, folder: Path) -> str:
+    """The deck model file of `deck`, enrolled from its card images as an installer does."""
+    from hil.scene import deck_dir
+    from vision.read import enroll_deck
+
+    model, _warnings = enroll_deck(deck_dir(deck))
+    path = folder / f"{deck}.deck.npz"
+    model.save(str(path))
+    return str(path)
 
 
 def check_decks(deck: str) -> None:
@@ -376,12 +391,19 @@ def _find_seed(ok: Callable[[random.Random], bool], tries: int = 20000) -> int:
 # -- the table -----------------------------------------------------------------------------------------
 
 
-def _recording_tracker(layout: Any, debounce: int, sink: list[tuple[float, dict[str, Any]]]) -> Any:
-    """The vision tracker, also keeping what it reported (so a step knows what the camera saw)."""
+def _recording_tracker(
+    layout: Any, debounce: int, sink: list[tuple[float, dict[str, Any]]], camera: Any
+) -> Any:
+    """The vision tracker, also keeping what it reported (so a step knows what the camera saw). It
+    reads with the service camera's own detector (the venue's enrolled deck, `devices.deck`), which
+    the camera opens at start, as the tracker the service makes for itself does."""
     from vision.tracker import Tracker
 
     class RecordingTracker(Tracker):
         def update(self, frame_or_detections: Any, t: float) -> list[dict]:
+            if self._detector is None and camera.detector is not None:
+                camera.detector.layout = self.layout
+                self._detector = camera.detector
             lines = super().update(frame_or_detections, t)
             now = time.monotonic()
             for line in lines:
@@ -525,6 +547,8 @@ class SimTable:
             "sim_width": s.width,
             "sim_height": s.height,
         }
+        if s.enrolled:
+            devices["deck"] = await asyncio.to_thread(_enrolled_deck, s.deck, self.artifacts)
         checkin: dict[str, Any] = {}
         if sc.players:
             self.desk = await asyncio.to_thread(
@@ -561,7 +585,9 @@ class SimTable:
         # Frames come from our own rendering loop (pushed in-process), so the scene never changes
         # while a frame of it is being rendered; the service's camera runs the real vision pipeline.
         self.service.camera.sim = None
-        self.service.camera.tracker = _recording_tracker(self.layout, s.debounce, self.camera_lines)
+        self.service.camera.tracker = _recording_tracker(
+            self.layout, s.debounce, self.camera_lines, self.service.camera
+        )
         self._tasks.append(asyncio.create_task(self._frame_pump(), name="sim-frames"))
         await self.service.start()
         host = "127.0.0.1"
