@@ -18,7 +18,7 @@ from controller.rules.events import Action, declared_parts
 from controller.rules.profile import Profile
 
 
-class Facing(msgspec.Struct):
+class Facing(msgspec.Struct, gc=False):
     """What one seat faces when it acts."""
 
     committed: int  # chips it already has in this round
@@ -39,7 +39,7 @@ class Facing(msgspec.Struct):
         return None if self.stack is None else self.committed + self.stack
 
 
-class Ruling(msgspec.Struct):
+class Ruling(msgspec.Struct, gc=False):
     kind: str  # fold | check | call | bet | raise, or "restricted" (check facing a bet: call or fold only)
     to: int  # the seat's total for the round after the action
     all_in: bool = False

@@ -49,10 +49,14 @@ LONGEST_PLAYER = 64  # characters of a player id (as director commands allow)
 MOST_SEATS = 23  # a Hold'em deck deals two cards to at most 23 players
 
 
-class _Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
+class _Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", forbid_unknown_fields=True):
     """An input line. `kind` is its spec name (the `"type"` on the wire). Unknown fields are refused only by
     the typed reading of `parse`, which then leaves the line to the field-by-field reading (which ignores
-    them, as the spec allows): a field nobody reads is never skipped unchecked for its JSON."""
+    them, as the spec allows): a field nobody reads is never skipped unchecked for its JSON.
+
+    gc=False (here, on `_Output` and on the engine's per-action `Facing`/`Ruling`/`Pot`): their fields are
+    numbers, strings and tuples or lists of those, so they can close no reference cycle, and the cyclic
+    garbage collector need not track the tens of them a hand makes (a long-running table included)."""
 
     kind: ClassVar[str]
 
@@ -253,13 +257,13 @@ INPUT_TYPES = tuple(BY_KIND)
 # order; controller/rules/borrowed.py then adds `borrowed_from` to a ruling on another venue's rule.
 
 
-class _Output(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+class _Output(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="type"):
     """An output line (a ruling or an error). `kind` is its spec name."""
 
     kind: ClassVar[str]
 
 
-class SittingOut(msgspec.Struct, frozen=True):
+class SittingOut(msgspec.Struct, frozen=True, gc=False):
     """An occupied seat dealt no cards this hand: `between_sb_and_button` | `new_player_dead_position`."""
 
     seat: int
@@ -367,7 +371,7 @@ class OutOfTurn(_Output, frozen=True, kw_only=True, tag="out_of_turn"):
     chips_lost: int | UnsetType = UNSET
 
 
-class PotLine(msgspec.Struct, frozen=True):
+class PotLine(msgspec.Struct, frozen=True, gc=False):
     """One pot of a `pots` line: its chips and the seats that can win it, clockwise."""
 
     amount: int

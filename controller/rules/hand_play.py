@@ -409,10 +409,9 @@ class HandPlay(BoardAndShowdown):
         """Find who acts next; apply waiting out-of-turn actions that came due; close a finished round."""
         out: list[OutputLine] = []
         while True:
-            self.to_act = self._next_after(seat)
-            if self.to_act is None:
-                return out + self._close_round()
-            nxt = self.to_act
+            nxt = self.to_act = self._next_after(seat)
+            if nxt is None:
+                return out + self._close_round() if out else self._close_round()
             if nxt not in self.pending:
                 return out
             ev, level = self.pending.pop(nxt)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 
 
-class Pot(msgspec.Struct, frozen=True):
+class Pot(msgspec.Struct, frozen=True, gc=False):
     amount: int
     eligible: tuple[int, ...]  # seats that can win it, in clockwise order from the button's left
 
