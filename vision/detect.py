@@ -16,6 +16,7 @@ How it works, and why:
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import math
@@ -60,6 +61,13 @@ REPLACE_SURE = 0.95  # ... if the verifier is at least this sure of it
 SMALL_SHARE = 0.5  # of the sure cards' width: narrower than that (perspective never halves it) is no card
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
+# tracked frames: compared with the last frame looked at in full on a picture a quarter of the
+# frame's width (the work picture halved, 0.2 ms); where nothing there is off by more than
+# STILL_LEVEL in a channel at more than STILL_POINTS points, nothing moved and that frame's finds
+# stand. A card of the smallest size (25 px) still covers ~6x8 points there, and a card moved by one
+# pixel changes its whole rim by a quarter of its contrast; sensor noise is averaged away
+STILL_LEVEL = 24
+STILL_POINTS = 4
 
 
 @dataclass
@@ -162,6 +170,7 @@ class Detector:
         self._quad_widths: list[float] = []
         self._doubtful: set[int] = set()  # ids of felt-stage cards the verifier doubts
         self._quad_memo: tuple | None = None  # (thumbnail, verified cards) of the last frame
+        self._still: tuple | None = None  # (small picture, result) of the last frame looked at in full
         self.builtin = BuiltinReader()
         self.layout = layout
         self.track = track
@@ -190,8 +199,21 @@ class Detector:
         if stride > 1:
             frame = np.ascontiguousarray(frame[::stride, ::stride])
         quads, qwork = [], None
-        if self.verifier is not None:
+        if self.verifier is not None or self.track:
             qwork = work_picture(frame)
+        still_key = None
+        if self.track:
+            small = qwork[0]
+            still_key = cv2.resize(
+                small,
+                (max(1, small.shape[1] // 2), max(1, small.shape[0] // 2)),
+                interpolation=cv2.INTER_AREA,
+            )
+            same = self._still_frame(still_key)
+            if same is not None:
+                same.ms = (time.perf_counter() - t0) * 1000
+                return same
+        if self.verifier is not None:
             thumb = cv2.resize(qwork[0], (48, 27), interpolation=cv2.INTER_AREA).astype(np.int16)
             last = self._quad_memo
             if self.track and last is not None and np.abs(last[0] - thumb).max() < 10:
@@ -207,7 +229,7 @@ class Detector:
         mask, gray = self._foreground(work)
         self._work = work
         rects, leftovers, card_w = self._cards(mask, gray, scale)
-        if qwork is not None and rects:
+        if self.verifier is not None and rects:
             rects, leftovers = self._verified(rects, leftovers, quads, qwork, scale)
         button, discs = self._discs(frame, mask, leftovers, rects, scale, card_w)
         # a verified card where the felt stage saw round things (a row of touching chips) is not one,
@@ -236,8 +258,22 @@ class Detector:
         if stride > 1:
             _scale_result(cards, button, discs, stride)
         res = DetectionResult(w, h, cards, button, discs, truncated=self._truncated)
+        # a frame cut short is never the reference: the next one is looked at again (and reads the rest)
+        self._still = None if self._truncated or still_key is None else (still_key, copy.deepcopy(res))
         res.ms = (time.perf_counter() - t0) * 1000
         return res
+
+    def _still_frame(self, key: np.ndarray) -> DetectionResult | None:
+        """The finds of the last frame looked at in full, when this one shows the same table (see
+        STILL_LEVEL), else None. Compared with that frame, not the one before, so that slow changes
+        (a card pushed a pixel a frame, light fading) add up and are seen."""
+        if self._still is None or self._still[0].shape != key.shape:
+            return None
+        diff = cv2.absdiff(key, self._still[0]).reshape(key.shape[0], -1)
+        moved = cv2.countNonZero(cv2.threshold(diff, STILL_LEVEL, 255, cv2.THRESH_BINARY)[1])
+        if moved > STILL_POINTS:
+            return None
+        return copy.deepcopy(self._still[1])
 
     def _out_of_time(self) -> bool:
         if self._deadline is not None and time.thread_time() > self._deadline:
@@ -954,7 +990,7 @@ def _size_by_fit(
 
 
 def _unit(v):
-    n = np.linalg.norm(v)
+    n = math.sqrt(float(v[0]) * float(v[0]) + float(v[1]) * float(v[1]))
     return v / n if n > 1e-9 else v
 
 
@@ -1097,6 +1133,7 @@ def _split_blob(
     # meet is a little off) and then judged by the picture: every visible side of every card must
     # be an edge, above all the sides that run inside the blob (where one card lies on another)
     dist = cv2.distanceTransform(blob, cv2.DIST_L2, 3)
+    support_cache: dict = {}
     best_score, best, best_rects = -1.0, (), []
     for base, combo in scored_combos[:8]:
         if base < scored_combos[0][0] - 0.15:
@@ -1109,7 +1146,7 @@ def _split_blob(
         fit, least_own = _fit(rects, blob, bb, off)
         if least_own < MIN_OWN * card_area:
             continue
-        support, inner = _combo_support(rects, edges, dist, off)
+        support, inner = _combo_support(rects, edges, dist, off, support_cache)
         corner_bonus = 0.015 * sum(cornered[i] for i in combo) / len(combo)
         score = fit - 0.05 * len(combo) + corner_bonus + SUPPORT_WEIGHT * support
         if inner is not None:
@@ -1200,21 +1237,34 @@ def _least_own(bits: list[int], blob_bits: int) -> int:
     return least
 
 
-def _combo_support(rects, edges, dist: np.ndarray, off: np.ndarray):
+def _combo_support(rects, edges, dist: np.ndarray, off: np.ndarray, cache: dict | None = None):
     """Best over stacking orders: share of the visible card sides on edges of the picture, and the
-    same over the visible sides that run inside the blob (None when no side does)."""
-    sides = [_side_samples(q, edges) for q in rects]
+    same over the visible sides that run inside the blob (None when no side does). `cache` (one
+    per blob: the same edges, dist and off) keeps what was worked out for a card already seen in
+    another combination."""
+    cache = {} if cache is None else cache
+    keys = [q.tobytes() for q in rects]
     h, w = dist.shape
-    inner_pts = []
-    for pts, *_ in sides:
-        x = np.clip(np.round(pts[:, 0] - off[0]).astype(int), 0, w - 1)
-        y = np.clip(np.round(pts[:, 1] - off[1]).astype(int), 0, h - 1)
-        inner_pts.append(dist[y, x] > 2.5)
+    sides, inner_pts = [], []
+    for q, key in zip(rects, keys, strict=True):
+        hit = cache.get(key)
+        if hit is None:
+            side = _side_samples(q, edges)
+            pts = side[0]
+            x = np.clip(np.round(pts[:, 0] - off[0]).astype(int), 0, w - 1)
+            y = np.clip(np.round(pts[:, 1] - off[1]).astype(int), 0, h - 1)
+            hit = cache[key] = (side, dist[y, x] > 2.5)
+        sides.append(hit[0])
+        inner_pts.append(hit[1])
     covered = {}
     for i in range(len(rects)):
         for j in range(len(rects)):
             if i != j:
-                covered[(i, j)] = _inside_rect(rects[j], sides[i][0], 1.5)
+                pair = (keys[i], keys[j])
+                cov = cache.get(pair)
+                if cov is None:
+                    cov = cache[pair] = _inside_rect(rects[j], sides[i][0], 1.5)
+                covered[(i, j)] = cov
     best, best_key = (0.0, None), -1.0
     orders = itertools.permutations(range(len(rects))) if len(rects) <= 3 else [tuple(range(len(rects)))]
     for order in orders:  # order[0] is on top
@@ -1251,6 +1301,22 @@ def _rect_from_pose(c, theta: float, w: float, h: float) -> np.ndarray:
     )
 
 
+def _pose_pixels(pose, cw: float, ch: float, ox: float, oy: float) -> np.ndarray:
+    """_rect_from_pose(pose, cw, ch) less (ox, oy), rounded to int32 pixels (as np.round: to even)."""
+    cx, cy, theta = float(pose[0]), float(pose[1]), float(pose[2])
+    ux, uy = math.cos(theta) * cw / 2, math.sin(theta) * cw / 2
+    vx, vy = -math.sin(theta) * ch / 2, math.cos(theta) * ch / 2
+    return np.array(
+        [
+            [round(cx - ux - vx - ox), round(cy - uy - vy - oy)],
+            [round(cx + ux - vx - ox), round(cy + uy - vy - oy)],
+            [round(cx + ux + vx - ox), round(cy + uy + vy - oy)],
+            [round(cx - ux + vx - ox), round(cy - uy + vy - oy)],
+        ],
+        np.int32,
+    )
+
+
 def _crop_near(blob: np.ndarray, grown: np.ndarray, off: np.ndarray, margin: int):
     """The blob window cut down to the blob and a few pixels round it (where refined cards move),
     as (blob bits, grown blob bits, blob array, offset)."""
@@ -1275,6 +1341,7 @@ def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0
         c = q.mean(axis=0)
         poses.append((float(c[0]), float(c[1]), math.atan2(e[1], e[0])))
     buf = np.zeros_like(blob)
+    ox, oy = float(off[0]), float(off[1])
     seen: dict = {}  # the descent comes back to poses it has drawn
 
     def bits_of(pose):
@@ -1282,9 +1349,8 @@ def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0
         b = seen.get(key)
         if b is None:
             buf[:] = 0
-            q = _rect_from_pose(pose[:2], pose[2], cw, ch) - off
-            cv2.fillConvexPoly(buf, np.round(q).astype(np.int32), 1)
-            b = seen[key] = int.from_bytes(np.packbits(buf.ravel()).tobytes(), "big")
+            cv2.fillConvexPoly(buf, _pose_pixels(pose, cw, ch, ox, oy), 1)
+            b = seen[key] = int.from_bytes(np.packbits(buf).tobytes(), "big")
         return b
 
     def fit(u):
@@ -1364,15 +1430,23 @@ def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def _inside_rect(q: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
-    c = q.mean(axis=0)
-    inside = np.ones(len(pts), bool)
+    """Which points lie inside the convex quadrilateral q by more than `margin` px."""
+    if not len(pts):
+        return np.ones(0, bool)
+    qq = [(float(x), float(y)) for x, y in q]
+    cx, cy = sum(p[0] for p in qq) / 4, sum(p[1] for p in qq) / 4
+    nrm = np.empty((2, 4))
+    base = np.empty(4)
     for k in range(4):
-        p0, p1 = q[k], q[(k + 1) % 4]
-        nrm = _unit(np.array([p1[1] - p0[1], p0[0] - p1[0]]))
-        if np.dot(c - p0, nrm) < 0:
-            nrm = -nrm
-        inside &= (pts - p0) @ nrm > margin
-    return inside
+        (x0, y0), (x1, y1) = qq[k], qq[(k + 1) % 4]
+        nx, ny = y1 - y0, x0 - x1
+        n = math.sqrt(nx * nx + ny * ny)
+        if n > 1e-9:
+            nx, ny = nx / n, ny / n
+        if (cx - x0) * nx + (cy - y0) * ny < 0:
+            nx, ny = -nx, -ny
+        nrm[0, k], nrm[1, k], base[k] = nx, ny, x0 * nx + y0 * ny + margin
+    return np.all(pts @ nrm > base, axis=1)
 
 
 def _coverage(q: np.ndarray, blob: np.ndarray, off: np.ndarray) -> float:
