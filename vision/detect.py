@@ -22,6 +22,7 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -708,57 +709,65 @@ def _side_edges(gray: np.ndarray, corners: np.ndarray, others: list[np.ndarray],
     must not win) and put at its gradient's peak to a fraction of a pixel: a threshold on the step
     alone would sit a blur's width outside the rim."""
     c = corners.mean(axis=0)
-    out: list = []
+    out: list = [None] * 4
     offs = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
+    sides = []  # (side, base points, outward normal) of the sides with enough free rim
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
         t = _unit(b - a)
         n = np.array([t[1], -t[0]])
         if np.dot(a - c, n) < 0:
             n = -n  # outward
-        ts = np.linspace(0.12, 0.88, 14)
-        base = a + (b - a) * ts[:, None]
+        base = a + (b - a) * _SIDE_TS[:, None]
         if others:
             outside = base + n * (reach + 2)
             free = np.ones(len(base), bool)
             for q in others:
                 free &= ~_inside_rect(q, outside, -1.0) & ~_inside_rect(q, base - n * 2, -1.0)
             base = base[free]
-        if len(base) < 5:
-            out.append(None)
-            continue
-        pts = base[:, None, :] + offs[None, :, None] * n[None, None, :]
-        prof = cv2.remap(
-            gray,
-            pts[:, :, 0].astype(np.float32),
-            pts[:, :, 1].astype(np.float32),
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REPLICATE,
-        ).astype(np.float32)
-        d = np.abs(np.diff(prof, axis=1))
-        peak = d.max(axis=1, keepdims=True)
-        last = d.shape[1] - 1
-        j = last - np.argmax((d >= EDGE_OUTER * peak)[:, ::-1], axis=1)
-        rows = np.arange(len(d))
-        for _ in range(4):  # from the outermost strong step inwards to its gradient's peak
-            up = (j > 0) & (d[rows, np.maximum(j - 1, 0)] > d[rows, j])
-            if not up.any():
-                break
-            j = j - up
-        dl = d[rows, np.maximum(j - 1, 0)]
-        dr = d[rows, np.minimum(j + 1, last)]
-        dc = d[rows, j]
-        den = dl - 2 * dc + dr
-        sub = np.where(
-            (j > 0) & (j < last) & (den < -1e-6), 0.5 * (dl - dr) / np.where(den < -1e-6, den, -1), 0.0
-        )
-        strong = peak[:, 0] > 6
-        if strong.sum() < 5:
-            out.append(None)
-            continue
-        pos = (offs[j] + offs[np.minimum(j + 1, len(offs) - 1)]) / 2 + 0.5 * np.clip(sub, -0.5, 0.5)
-        out.append(base[strong] + pos[strong][:, None] * n)
+        if len(base) >= 5:
+            sides.append((k, base, n))
+    if not sides:
+        return out
+    # one remap for all sides' profiles (each row is one profile across the rim, as before)
+    pts = np.concatenate([base[:, None, :] + offs[None, :, None] * n[None, None, :] for _, base, n in sides])
+    prof_all = cv2.remap(
+        gray,
+        pts[:, :, 0].astype(np.float32),
+        pts[:, :, 1].astype(np.float32),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    ).astype(np.float32)
+    d = np.abs(np.diff(prof_all, axis=1))
+    peak = d.max(axis=1, keepdims=True)
+    last = d.shape[1] - 1
+    j = last - np.argmax((d >= EDGE_OUTER * peak)[:, ::-1], axis=1)
+    rows = np.arange(len(d))
+    for _ in range(4):  # from the outermost strong step inwards to its gradient's peak
+        up = (j > 0) & (d[rows, np.maximum(j - 1, 0)] > d[rows, j])
+        if not up.any():
+            break
+        j = j - up
+    dl = d[rows, np.maximum(j - 1, 0)]
+    dr = d[rows, np.minimum(j + 1, last)]
+    dc = d[rows, j]
+    den = dl - 2 * dc + dr
+    sub = np.where(
+        (j > 0) & (j < last) & (den < -1e-6), 0.5 * (dl - dr) / np.where(den < -1e-6, den, -1), 0.0
+    )
+    strong_all = peak[:, 0] > 6
+    pos_all = (offs[j] + offs[np.minimum(j + 1, len(offs) - 1)]) / 2 + 0.5 * np.clip(sub, -0.5, 0.5)
+    r0 = 0
+    for k, base, n in sides:
+        r1 = r0 + len(base)
+        strong, pos = strong_all[r0:r1], pos_all[r0:r1]
+        r0 = r1
+        if strong.sum() >= 5:
+            out[k] = base[strong] + pos[strong][:, None] * n
     return out
+
+
+_SIDE_TS = np.linspace(0.12, 0.88, 14)
 
 
 def _refine_corners(
@@ -1134,6 +1143,7 @@ def _split_blob(
     # be an edge, above all the sides that run inside the blob (where one card lies on another)
     dist = cv2.distanceTransform(blob, cv2.DIST_L2, 3)
     support_cache: dict = {}
+    drawn: dict = {}  # pose -> its bits, for every _refine of this blob (same window, same card size)
     best_score, best, best_rects = -1.0, (), []
     for base, combo in scored_combos[:8]:
         if base < scored_combos[0][0] - 0.15:
@@ -1142,7 +1152,7 @@ def _split_blob(
             raise _OutOfTime
         rects = [_clockwise(cands[i]) for i in combo]
         if len(rects) > 1:
-            rects = _refine(rects, near, cw, ch)
+            rects = _refine(rects, near, cw, ch, seen=drawn)
         fit, least_own = _fit(rects, blob, bb, off)
         if least_own < MIN_OWN * card_area:
             continue
@@ -1166,7 +1176,7 @@ def _split_blob(
     if best_score < 0.25 + SUPPORT_WEIGHT * 0.3:
         return []
     if len(best_rects) > 1:  # the reading is settled: now to the pixel, on the blob as it is
-        best_rects = _refine(best_rects, near, cw, ch, ring=1.0)
+        best_rects = _refine(best_rects, near, cw, ch, ring=1.0, seen=drawn)
     return [_Rect(q, votes[i], 1.0) for q, i in zip(best_rects, best, strict=True)]
 
 
@@ -1329,10 +1339,11 @@ def _crop_near(blob: np.ndarray, grown: np.ndarray, off: np.ndarray, margin: int
     return bits, int.from_bytes(np.packbits(g.ravel()).tobytes(), "big"), b, o
 
 
-def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0.0):
+def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0.0, seen: dict | None = None):
     """Nudge each card (position, angle) so the cards' union fits the blob best: corners at junctions
     of two cards give slightly wrong directions, this puts each card back on its own outline.
-    Spill within a pixel of the blob costs `ring` (the mask may miss a card's rim), beyond it 3."""
+    Spill within a pixel of the blob costs `ring` (the mask may miss a card's rim), beyond it 3.
+    `seen`: poses drawn already (by another call on the same `near`, cw and ch), kept across calls."""
     blob_bits, grown_bits, blob, off = near
     area = max(blob_bits.bit_count(), 1)
     poses = []
@@ -1342,7 +1353,7 @@ def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0
         poses.append((float(c[0]), float(c[1]), math.atan2(e[1], e[0])))
     buf = np.zeros_like(blob)
     ox, oy = float(off[0]), float(off[1])
-    seen: dict = {}  # the descent comes back to poses it has drawn
+    seen = {} if seen is None else seen  # the descent comes back to poses it has drawn
 
     def bits_of(pose):
         key = (round(pose[0], 3), round(pose[1], 3), round(pose[2], 5))
@@ -1393,22 +1404,29 @@ def _consistent_hits(side, sel: np.ndarray) -> int:
     return int(counts[:, :2].max(axis=1).sum() + counts[:, 2].sum())
 
 
+@lru_cache(maxsize=512)
+def _spread(n: int) -> np.ndarray:
+    """n points from 8 % to 92 % along a side (read only: shared)."""
+    v = np.linspace(0.08, 0.92, n)
+    v.flags.writeable = False
+    return v
+
+
 def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Points along a rectangle's sides, whether the picture has an edge there across the side,
     which way that edge steps (1: brighter along the normal, 0: darker, 2: a thin line, both) and
     which side each point is on."""
     gx, gy = grads
     h, w = gx.shape
-    pts, tans, which = [], [], []
-    for k in range(4):
-        a, b = q[k], q[(k + 1) % 4]
-        t = _unit(b - a)
-        n = max(int(np.linalg.norm(b - a) / 1.5), 4)
-        pts.append(a + (b - a) * np.linspace(0.08, 0.92, n)[:, None])
-        tans.append(np.repeat(t[None], n, axis=0))
-        which.append(np.full(n, k))
-    p = np.concatenate(pts)
-    t = np.concatenate(tans)
+    q = np.asarray(q, np.float64)
+    d = np.roll(q, -1, axis=0) - q  # side k runs from corner k to corner k+1
+    lens = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+    ns = [max(int(v / 1.5), 4) for v in lens.tolist()]
+    units = np.where(lens[:, None] > 1e-9, d / np.where(lens > 1e-9, lens, 1.0)[:, None], d)
+    s = np.concatenate([_spread(n) for n in ns])
+    p = np.repeat(q, ns, axis=0) + np.repeat(d, ns, axis=0) * s[:, None]
+    t = np.repeat(units, ns, axis=0)
+    which = np.repeat(np.arange(4), ns)
     nrm = np.stack([-t[:, 1], t[:, 0]], axis=1)
     # the side is known to about a pixel: look one pixel either way across it
     pp = p[None] + np.array([-1.0, 0.0, 1.0])[:, None, None] * nrm[None]
@@ -1426,7 +1444,7 @@ def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray, np.ndar
     # both ways within the pixel either side: it counts whichever way the side's other edges step
     line = (gs[0] * gs[2] < 0) & (gn[0] > 60) & (gn[2] > 60)
     sign = np.where(line, 2, sign.astype(np.int8))
-    return p, (best_n > 60) & (best_n > 1.5 * best_t), sign, np.concatenate(which)
+    return p, (best_n > 60) & (best_n > 1.5 * best_t), sign, which
 
 
 def _inside_rect(q: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:

@@ -20,6 +20,7 @@ between the stages; when it passes, what was found so far is returned with `trun
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -134,13 +135,17 @@ def order_corners(q: np.ndarray) -> np.ndarray:
 
 
 def clockwise(q: np.ndarray) -> np.ndarray:
-    """Order 4 corners clockwise (image coordinates, y down), starting at the top-most-left one."""
+    """Order 4 corners clockwise (image coordinates, y down), starting at the top-most-left one.
+    (Plain floats: it runs thousands of times a frame, and numpy's per-call cost is most of it.)"""
     q = np.asarray(q, dtype=np.float64).reshape(4, 2)
-    c = q.mean(axis=0)
-    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
-    q = q[np.argsort(ang)]  # increasing angle = clockwise on screen
-    start = int(np.argmin(q[:, 0] + q[:, 1]))
-    return np.roll(q, -start, axis=0)
+    pts = q.tolist()
+    cx = (pts[0][0] + pts[1][0] + pts[2][0] + pts[3][0]) / 4
+    cy = (pts[0][1] + pts[1][1] + pts[2][1] + pts[3][1]) / 4
+    ang = [math.atan2(y - cy, x - cx) for x, y in pts]
+    order = sorted(range(4), key=ang.__getitem__)  # increasing angle = clockwise on screen
+    s = [pts[i][0] + pts[i][1] for i in order]
+    start = s.index(min(s))
+    return q[order[start:] + order[:start]]
 
 
 def canonical_order(q: np.ndarray) -> np.ndarray:
