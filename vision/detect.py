@@ -442,6 +442,7 @@ class Detector:
         rects: list[_Rect] = []
         leftovers = []
         edges = None
+        mags: list = []  # the gradient magnitude, worked out once a frame when needed
         memo = []
         for c in blobs:
             area = cv2.contourArea(c)
@@ -478,7 +479,8 @@ class Detector:
                         self._truncated, again = True, []
                     if len(again) > len(found):
                         found = again
-                _order_overlaps(found, gray, self._work)  # overlapping cards are always in one blob
+                # overlapping cards are always in one blob
+                _order_overlaps(found, gray, self._work, mags, edges)
             memo.append((box, area, cw, found))
             rects.extend(found)
             leftovers.append((c, found))
@@ -1537,12 +1539,15 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     return inter > 1.0
 
 
-def _order_overlaps(rects: list[_Rect], gray: np.ndarray, work: np.ndarray) -> None:
+def _order_overlaps(
+    rects: list[_Rect], gray: np.ndarray, work: np.ndarray, mags: list | None = None, grads=None
+) -> None:
     """Decide which of two overlapping cards is on top.
 
     The overlap looks like the card on top (a white face over a back, or the reverse); when both
     look alike (two backs, two faces) the top card's outline shows as an edge across the other.
-    """
+    `mags`: a list holding the gradient magnitude of `gray` once worked out (shared by the blobs of a
+    frame), `grads` its 3x3 Sobel derivatives (CV_32F) when already at hand."""
     if len(rects) < 2:
         return
     mag = None
@@ -1553,10 +1558,17 @@ def _order_overlaps(rects: list[_Rect], gray: np.ndarray, work: np.ndarray) -> N
                 continue
             top_i = _top_by_looks(a, b, work)
             if top_i is None:
+                if mag is None and mags:
+                    mag = mags[0]
                 if mag is None:
-                    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-                    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-                    mag = cv2.magnitude(gx, gy)
+                    if grads is None:
+                        grads = (
+                            cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3),
+                            cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3),
+                        )
+                    mag = cv2.magnitude(*grads)
+                    if mags is not None:
+                        mags.append(mag)
                 top_i = _edge_strength_inside(a, b, mag) >= _edge_strength_inside(b, a, mag)
             if top_i:
                 rects[i].order = max(rects[i].order, rects[j].order + 1)
