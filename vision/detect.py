@@ -62,8 +62,8 @@ REPLACE_SURE = 0.95  # ... if the verifier is at least this sure of it
 SMALL_SHARE = 0.5  # of the sure cards' width: narrower than that (perspective never halves it) is no card
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
-# tracked frames: compared with the last frame looked at in full on a picture a quarter of the
-# frame's width (the work picture halved, 0.2 ms); where nothing there is off by more than
+# tracked frames: compared with the last frame looked at in full on a picture 480-960 px wide
+# (halvings of the frame, 4K sampled down to 960 first: about 1 ms); where nothing there is off by more than
 # STILL_LEVEL in a channel at more than STILL_POINTS points, nothing moved and that frame's finds
 # stand. A card of the smallest size (25 px) still covers ~6x8 points there, and a card moved by one
 # pixel changes its whole rim by a quarter of its contrast; sensor noise is averaged away
@@ -200,21 +200,15 @@ class Detector:
         if stride > 1:
             frame = np.ascontiguousarray(frame[::stride, ::stride])
         quads, qwork = [], None
-        if self.verifier is not None or self.track:
-            qwork = work_picture(frame)
         still_key = None
         if self.track:
-            small = qwork[0]
-            still_key = cv2.resize(
-                small,
-                (max(1, small.shape[1] // 2), max(1, small.shape[0] // 2)),
-                interpolation=cv2.INTER_AREA,
-            )
+            still_key = _still_picture(frame)
             same = self._still_frame(still_key)
             if same is not None:
                 same.ms = (time.perf_counter() - t0) * 1000
                 return same
         if self.verifier is not None:
+            qwork = work_picture(frame)
             thumb = cv2.resize(qwork[0], (48, 27), interpolation=cv2.INTER_AREA).astype(np.int16)
             last = self._quad_memo
             if self.track and last is not None and np.abs(last[0] - thumb).max() < 10:
@@ -865,6 +859,20 @@ def _signature(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
         x, y = min(max(x, 2), w - 3), min(max(y, 2), h - 3)
         out.append(frame[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3).mean(axis=0))
     return np.concatenate(out)
+
+
+def _still_picture(frame: np.ndarray) -> np.ndarray:
+    """The frame small (480-960 px wide) and cheap, for telling whether anything moved: halvings
+    (INTER_AREA's exact and fast case, which also averages sensor noise away); a frame of 4K or more
+    is first sampled down to about 1000 px (a quarter of 4K), cards there being 50 px and up."""
+    h, w = frame.shape[:2]
+    small = frame
+    if w >= 3840:
+        step = w // 1920 * 2
+        small = cv2.resize(frame, (w // step, max(1, h // step)), interpolation=cv2.INTER_NEAREST)
+    while small.shape[1] >= 960 and small.shape[0] >= 2:
+        small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    return small
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:
