@@ -16,11 +16,13 @@ How it works, and why:
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import math
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -60,6 +62,13 @@ REPLACE_SURE = 0.95  # ... if the verifier is at least this sure of it
 SMALL_SHARE = 0.5  # of the sure cards' width: narrower than that (perspective never halves it) is no card
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
+# tracked frames: compared with the last frame looked at in full on a picture 480-960 px wide
+# (halvings of the frame, 4K sampled down to 960 first: about 1 ms); where nothing there is off by more than
+# STILL_LEVEL in a channel at more than STILL_POINTS points, nothing moved and that frame's finds
+# stand. A card of the smallest size (25 px) still covers ~6x8 points there, and a card moved by one
+# pixel changes its whole rim by a quarter of its contrast; sensor noise is averaged away
+STILL_LEVEL = 24
+STILL_POINTS = 4
 
 
 @dataclass
@@ -162,6 +171,7 @@ class Detector:
         self._quad_widths: list[float] = []
         self._doubtful: set[int] = set()  # ids of felt-stage cards the verifier doubts
         self._quad_memo: tuple | None = None  # (thumbnail, verified cards) of the last frame
+        self._still: tuple | None = None  # (small picture, result) of the last frame looked at in full
         self.builtin = BuiltinReader()
         self.layout = layout
         self.track = track
@@ -190,6 +200,13 @@ class Detector:
         if stride > 1:
             frame = np.ascontiguousarray(frame[::stride, ::stride])
         quads, qwork = [], None
+        still_key = None
+        if self.track:
+            still_key = _still_picture(frame)
+            same = self._still_frame(still_key)
+            if same is not None:
+                same.ms = (time.perf_counter() - t0) * 1000
+                return same
         if self.verifier is not None:
             qwork = work_picture(frame)
             thumb = cv2.resize(qwork[0], (48, 27), interpolation=cv2.INTER_AREA).astype(np.int16)
@@ -207,7 +224,7 @@ class Detector:
         mask, gray = self._foreground(work)
         self._work = work
         rects, leftovers, card_w = self._cards(mask, gray, scale)
-        if qwork is not None and rects:
+        if self.verifier is not None and rects:
             rects, leftovers = self._verified(rects, leftovers, quads, qwork, scale)
         button, discs = self._discs(frame, mask, leftovers, rects, scale, card_w)
         # a verified card where the felt stage saw round things (a row of touching chips) is not one,
@@ -236,8 +253,22 @@ class Detector:
         if stride > 1:
             _scale_result(cards, button, discs, stride)
         res = DetectionResult(w, h, cards, button, discs, truncated=self._truncated)
+        # a frame cut short is never the reference: the next one is looked at again (and reads the rest)
+        self._still = None if self._truncated or still_key is None else (still_key, copy.deepcopy(res))
         res.ms = (time.perf_counter() - t0) * 1000
         return res
+
+    def _still_frame(self, key: np.ndarray) -> DetectionResult | None:
+        """The finds of the last frame looked at in full, when this one shows the same table (see
+        STILL_LEVEL), else None. Compared with that frame, not the one before, so that slow changes
+        (a card pushed a pixel a frame, light fading) add up and are seen."""
+        if self._still is None or self._still[0].shape != key.shape:
+            return None
+        diff = cv2.absdiff(key, self._still[0]).reshape(key.shape[0], -1)
+        moved = cv2.countNonZero(cv2.threshold(diff, STILL_LEVEL, 255, cv2.THRESH_BINARY)[1])
+        if moved > STILL_POINTS:
+            return None
+        return copy.deepcopy(self._still[1])
 
     def _out_of_time(self) -> bool:
         if self._deadline is not None and time.thread_time() > self._deadline:
@@ -405,6 +436,7 @@ class Detector:
         rects: list[_Rect] = []
         leftovers = []
         edges = None
+        mags: list = []  # the gradient magnitude, worked out once a frame when needed
         memo = []
         for c in blobs:
             area = cv2.contourArea(c)
@@ -441,7 +473,8 @@ class Detector:
                         self._truncated, again = True, []
                     if len(again) > len(found):
                         found = again
-                _order_overlaps(found, gray, self._work)  # overlapping cards are always in one blob
+                # overlapping cards are always in one blob
+                _order_overlaps(found, gray, self._work, mags, edges)
             memo.append((box, area, cw, found))
             rects.extend(found)
             leftovers.append((c, found))
@@ -672,57 +705,65 @@ def _side_edges(gray: np.ndarray, corners: np.ndarray, others: list[np.ndarray],
     must not win) and put at its gradient's peak to a fraction of a pixel: a threshold on the step
     alone would sit a blur's width outside the rim."""
     c = corners.mean(axis=0)
-    out: list = []
+    out: list = [None] * 4
     offs = np.arange(-reach, reach + 0.01, 0.5, dtype=np.float32)
+    sides = []  # (side, base points, outward normal) of the sides with enough free rim
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
         t = _unit(b - a)
         n = np.array([t[1], -t[0]])
         if np.dot(a - c, n) < 0:
             n = -n  # outward
-        ts = np.linspace(0.12, 0.88, 14)
-        base = a + (b - a) * ts[:, None]
+        base = a + (b - a) * _SIDE_TS[:, None]
         if others:
             outside = base + n * (reach + 2)
             free = np.ones(len(base), bool)
             for q in others:
                 free &= ~_inside_rect(q, outside, -1.0) & ~_inside_rect(q, base - n * 2, -1.0)
             base = base[free]
-        if len(base) < 5:
-            out.append(None)
-            continue
-        pts = base[:, None, :] + offs[None, :, None] * n[None, None, :]
-        prof = cv2.remap(
-            gray,
-            pts[:, :, 0].astype(np.float32),
-            pts[:, :, 1].astype(np.float32),
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REPLICATE,
-        ).astype(np.float32)
-        d = np.abs(np.diff(prof, axis=1))
-        peak = d.max(axis=1, keepdims=True)
-        last = d.shape[1] - 1
-        j = last - np.argmax((d >= EDGE_OUTER * peak)[:, ::-1], axis=1)
-        rows = np.arange(len(d))
-        for _ in range(4):  # from the outermost strong step inwards to its gradient's peak
-            up = (j > 0) & (d[rows, np.maximum(j - 1, 0)] > d[rows, j])
-            if not up.any():
-                break
-            j = j - up
-        dl = d[rows, np.maximum(j - 1, 0)]
-        dr = d[rows, np.minimum(j + 1, last)]
-        dc = d[rows, j]
-        den = dl - 2 * dc + dr
-        sub = np.where(
-            (j > 0) & (j < last) & (den < -1e-6), 0.5 * (dl - dr) / np.where(den < -1e-6, den, -1), 0.0
-        )
-        strong = peak[:, 0] > 6
-        if strong.sum() < 5:
-            out.append(None)
-            continue
-        pos = (offs[j] + offs[np.minimum(j + 1, len(offs) - 1)]) / 2 + 0.5 * np.clip(sub, -0.5, 0.5)
-        out.append(base[strong] + pos[strong][:, None] * n)
+        if len(base) >= 5:
+            sides.append((k, base, n))
+    if not sides:
+        return out
+    # one remap for all sides' profiles (each row is one profile across the rim, as before)
+    pts = np.concatenate([base[:, None, :] + offs[None, :, None] * n[None, None, :] for _, base, n in sides])
+    prof_all = cv2.remap(
+        gray,
+        pts[:, :, 0].astype(np.float32),
+        pts[:, :, 1].astype(np.float32),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    ).astype(np.float32)
+    d = np.abs(np.diff(prof_all, axis=1))
+    peak = d.max(axis=1, keepdims=True)
+    last = d.shape[1] - 1
+    j = last - np.argmax((d >= EDGE_OUTER * peak)[:, ::-1], axis=1)
+    rows = np.arange(len(d))
+    for _ in range(4):  # from the outermost strong step inwards to its gradient's peak
+        up = (j > 0) & (d[rows, np.maximum(j - 1, 0)] > d[rows, j])
+        if not up.any():
+            break
+        j = j - up
+    dl = d[rows, np.maximum(j - 1, 0)]
+    dr = d[rows, np.minimum(j + 1, last)]
+    dc = d[rows, j]
+    den = dl - 2 * dc + dr
+    sub = np.where(
+        (j > 0) & (j < last) & (den < -1e-6), 0.5 * (dl - dr) / np.where(den < -1e-6, den, -1), 0.0
+    )
+    strong_all = peak[:, 0] > 6
+    pos_all = (offs[j] + offs[np.minimum(j + 1, len(offs) - 1)]) / 2 + 0.5 * np.clip(sub, -0.5, 0.5)
+    r0 = 0
+    for k, base, n in sides:
+        r1 = r0 + len(base)
+        strong, pos = strong_all[r0:r1], pos_all[r0:r1]
+        r0 = r1
+        if strong.sum() >= 5:
+            out[k] = base[strong] + pos[strong][:, None] * n
     return out
+
+
+_SIDE_TS = np.linspace(0.12, 0.88, 14)
 
 
 def _refine_corners(
@@ -818,6 +859,20 @@ def _signature(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
         x, y = min(max(x, 2), w - 3), min(max(y, 2), h - 3)
         out.append(frame[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3).mean(axis=0))
     return np.concatenate(out)
+
+
+def _still_picture(frame: np.ndarray) -> np.ndarray:
+    """The frame small (480-960 px wide) and cheap, for telling whether anything moved: halvings
+    (INTER_AREA's exact and fast case, which also averages sensor noise away); a frame of 4K or more
+    is first sampled down to about 1000 px (a quarter of 4K), cards there being 50 px and up."""
+    h, w = frame.shape[:2]
+    small = frame
+    if w >= 3840:
+        step = w // 1920 * 2
+        small = cv2.resize(frame, (w // step, max(1, h // step)), interpolation=cv2.INTER_NEAREST)
+    while small.shape[1] >= 960 and small.shape[0] >= 2:
+        small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    return small
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:
@@ -954,7 +1009,7 @@ def _size_by_fit(
 
 
 def _unit(v):
-    n = np.linalg.norm(v)
+    n = math.sqrt(float(v[0]) * float(v[0]) + float(v[1]) * float(v[1]))
     return v / n if n > 1e-9 else v
 
 
@@ -1097,6 +1152,8 @@ def _split_blob(
     # meet is a little off) and then judged by the picture: every visible side of every card must
     # be an edge, above all the sides that run inside the blob (where one card lies on another)
     dist = cv2.distanceTransform(blob, cv2.DIST_L2, 3)
+    support_cache: dict = {}
+    drawn: dict = {}  # pose -> its bits, for every _refine of this blob (same window, same card size)
     best_score, best, best_rects = -1.0, (), []
     for base, combo in scored_combos[:8]:
         if base < scored_combos[0][0] - 0.15:
@@ -1105,11 +1162,11 @@ def _split_blob(
             raise _OutOfTime
         rects = [_clockwise(cands[i]) for i in combo]
         if len(rects) > 1:
-            rects = _refine(rects, near, cw, ch)
+            rects = _refine(rects, near, cw, ch, seen=drawn)
         fit, least_own = _fit(rects, blob, bb, off)
         if least_own < MIN_OWN * card_area:
             continue
-        support, inner = _combo_support(rects, edges, dist, off)
+        support, inner = _combo_support(rects, edges, dist, off, support_cache)
         corner_bonus = 0.015 * sum(cornered[i] for i in combo) / len(combo)
         score = fit - 0.05 * len(combo) + corner_bonus + SUPPORT_WEIGHT * support
         if inner is not None:
@@ -1129,7 +1186,7 @@ def _split_blob(
     if best_score < 0.25 + SUPPORT_WEIGHT * 0.3:
         return []
     if len(best_rects) > 1:  # the reading is settled: now to the pixel, on the blob as it is
-        best_rects = _refine(best_rects, near, cw, ch, ring=1.0)
+        best_rects = _refine(best_rects, near, cw, ch, ring=1.0, seen=drawn)
     return [_Rect(q, votes[i], 1.0) for q, i in zip(best_rects, best, strict=True)]
 
 
@@ -1200,21 +1257,34 @@ def _least_own(bits: list[int], blob_bits: int) -> int:
     return least
 
 
-def _combo_support(rects, edges, dist: np.ndarray, off: np.ndarray):
+def _combo_support(rects, edges, dist: np.ndarray, off: np.ndarray, cache: dict | None = None):
     """Best over stacking orders: share of the visible card sides on edges of the picture, and the
-    same over the visible sides that run inside the blob (None when no side does)."""
-    sides = [_side_samples(q, edges) for q in rects]
+    same over the visible sides that run inside the blob (None when no side does). `cache` (one
+    per blob: the same edges, dist and off) keeps what was worked out for a card already seen in
+    another combination."""
+    cache = {} if cache is None else cache
+    keys = [q.tobytes() for q in rects]
     h, w = dist.shape
-    inner_pts = []
-    for pts, *_ in sides:
-        x = np.clip(np.round(pts[:, 0] - off[0]).astype(int), 0, w - 1)
-        y = np.clip(np.round(pts[:, 1] - off[1]).astype(int), 0, h - 1)
-        inner_pts.append(dist[y, x] > 2.5)
+    sides, inner_pts = [], []
+    for q, key in zip(rects, keys, strict=True):
+        hit = cache.get(key)
+        if hit is None:
+            side = _side_samples(q, edges)
+            pts = side[0]
+            x = np.clip(np.round(pts[:, 0] - off[0]).astype(int), 0, w - 1)
+            y = np.clip(np.round(pts[:, 1] - off[1]).astype(int), 0, h - 1)
+            hit = cache[key] = (side, dist[y, x] > 2.5)
+        sides.append(hit[0])
+        inner_pts.append(hit[1])
     covered = {}
     for i in range(len(rects)):
         for j in range(len(rects)):
             if i != j:
-                covered[(i, j)] = _inside_rect(rects[j], sides[i][0], 1.5)
+                pair = (keys[i], keys[j])
+                cov = cache.get(pair)
+                if cov is None:
+                    cov = cache[pair] = _inside_rect(rects[j], sides[i][0], 1.5)
+                covered[(i, j)] = cov
     best, best_key = (0.0, None), -1.0
     orders = itertools.permutations(range(len(rects))) if len(rects) <= 3 else [tuple(range(len(rects)))]
     for order in orders:  # order[0] is on top
@@ -1251,6 +1321,22 @@ def _rect_from_pose(c, theta: float, w: float, h: float) -> np.ndarray:
     )
 
 
+def _pose_pixels(pose, cw: float, ch: float, ox: float, oy: float) -> np.ndarray:
+    """_rect_from_pose(pose, cw, ch) less (ox, oy), rounded to int32 pixels (as np.round: to even)."""
+    cx, cy, theta = float(pose[0]), float(pose[1]), float(pose[2])
+    ux, uy = math.cos(theta) * cw / 2, math.sin(theta) * cw / 2
+    vx, vy = -math.sin(theta) * ch / 2, math.cos(theta) * ch / 2
+    return np.array(
+        [
+            [round(cx - ux - vx - ox), round(cy - uy - vy - oy)],
+            [round(cx + ux - vx - ox), round(cy + uy - vy - oy)],
+            [round(cx + ux + vx - ox), round(cy + uy + vy - oy)],
+            [round(cx - ux + vx - ox), round(cy - uy + vy - oy)],
+        ],
+        np.int32,
+    )
+
+
 def _crop_near(blob: np.ndarray, grown: np.ndarray, off: np.ndarray, margin: int):
     """The blob window cut down to the blob and a few pixels round it (where refined cards move),
     as (blob bits, grown blob bits, blob array, offset)."""
@@ -1263,10 +1349,11 @@ def _crop_near(blob: np.ndarray, grown: np.ndarray, off: np.ndarray, margin: int
     return bits, int.from_bytes(np.packbits(g.ravel()).tobytes(), "big"), b, o
 
 
-def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0.0):
+def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0.0, seen: dict | None = None):
     """Nudge each card (position, angle) so the cards' union fits the blob best: corners at junctions
     of two cards give slightly wrong directions, this puts each card back on its own outline.
-    Spill within a pixel of the blob costs `ring` (the mask may miss a card's rim), beyond it 3."""
+    Spill within a pixel of the blob costs `ring` (the mask may miss a card's rim), beyond it 3.
+    `seen`: poses drawn already (by another call on the same `near`, cw and ch), kept across calls."""
     blob_bits, grown_bits, blob, off = near
     area = max(blob_bits.bit_count(), 1)
     poses = []
@@ -1275,16 +1362,16 @@ def _refine(rects: list[np.ndarray], near, cw: float, ch: float, ring: float = 0
         c = q.mean(axis=0)
         poses.append((float(c[0]), float(c[1]), math.atan2(e[1], e[0])))
     buf = np.zeros_like(blob)
-    seen: dict = {}  # the descent comes back to poses it has drawn
+    ox, oy = float(off[0]), float(off[1])
+    seen = {} if seen is None else seen  # the descent comes back to poses it has drawn
 
     def bits_of(pose):
         key = (round(pose[0], 3), round(pose[1], 3), round(pose[2], 5))
         b = seen.get(key)
         if b is None:
             buf[:] = 0
-            q = _rect_from_pose(pose[:2], pose[2], cw, ch) - off
-            cv2.fillConvexPoly(buf, np.round(q).astype(np.int32), 1)
-            b = seen[key] = int.from_bytes(np.packbits(buf.ravel()).tobytes(), "big")
+            cv2.fillConvexPoly(buf, _pose_pixels(pose, cw, ch, ox, oy), 1)
+            b = seen[key] = int.from_bytes(np.packbits(buf).tobytes(), "big")
         return b
 
     def fit(u):
@@ -1327,22 +1414,29 @@ def _consistent_hits(side, sel: np.ndarray) -> int:
     return int(counts[:, :2].max(axis=1).sum() + counts[:, 2].sum())
 
 
+@lru_cache(maxsize=512)
+def _spread(n: int) -> np.ndarray:
+    """n points from 8 % to 92 % along a side (read only: shared)."""
+    v = np.linspace(0.08, 0.92, n)
+    v.flags.writeable = False
+    return v
+
+
 def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Points along a rectangle's sides, whether the picture has an edge there across the side,
     which way that edge steps (1: brighter along the normal, 0: darker, 2: a thin line, both) and
     which side each point is on."""
     gx, gy = grads
     h, w = gx.shape
-    pts, tans, which = [], [], []
-    for k in range(4):
-        a, b = q[k], q[(k + 1) % 4]
-        t = _unit(b - a)
-        n = max(int(np.linalg.norm(b - a) / 1.5), 4)
-        pts.append(a + (b - a) * np.linspace(0.08, 0.92, n)[:, None])
-        tans.append(np.repeat(t[None], n, axis=0))
-        which.append(np.full(n, k))
-    p = np.concatenate(pts)
-    t = np.concatenate(tans)
+    q = np.asarray(q, np.float64)
+    d = np.roll(q, -1, axis=0) - q  # side k runs from corner k to corner k+1
+    lens = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+    ns = [max(int(v / 1.5), 4) for v in lens.tolist()]
+    units = np.where(lens[:, None] > 1e-9, d / np.where(lens > 1e-9, lens, 1.0)[:, None], d)
+    s = np.concatenate([_spread(n) for n in ns])
+    p = np.repeat(q, ns, axis=0) + np.repeat(d, ns, axis=0) * s[:, None]
+    t = np.repeat(units, ns, axis=0)
+    which = np.repeat(np.arange(4), ns)
     nrm = np.stack([-t[:, 1], t[:, 0]], axis=1)
     # the side is known to about a pixel: look one pixel either way across it
     pp = p[None] + np.array([-1.0, 0.0, 1.0])[:, None, None] * nrm[None]
@@ -1360,19 +1454,27 @@ def _side_samples(q: np.ndarray, grads) -> tuple[np.ndarray, np.ndarray, np.ndar
     # both ways within the pixel either side: it counts whichever way the side's other edges step
     line = (gs[0] * gs[2] < 0) & (gn[0] > 60) & (gn[2] > 60)
     sign = np.where(line, 2, sign.astype(np.int8))
-    return p, (best_n > 60) & (best_n > 1.5 * best_t), sign, np.concatenate(which)
+    return p, (best_n > 60) & (best_n > 1.5 * best_t), sign, which
 
 
 def _inside_rect(q: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
-    c = q.mean(axis=0)
-    inside = np.ones(len(pts), bool)
+    """Which points lie inside the convex quadrilateral q by more than `margin` px."""
+    if not len(pts):
+        return np.ones(0, bool)
+    qq = [(float(x), float(y)) for x, y in q]
+    cx, cy = sum(p[0] for p in qq) / 4, sum(p[1] for p in qq) / 4
+    nrm = np.empty((2, 4))
+    base = np.empty(4)
     for k in range(4):
-        p0, p1 = q[k], q[(k + 1) % 4]
-        nrm = _unit(np.array([p1[1] - p0[1], p0[0] - p1[0]]))
-        if np.dot(c - p0, nrm) < 0:
-            nrm = -nrm
-        inside &= (pts - p0) @ nrm > margin
-    return inside
+        (x0, y0), (x1, y1) = qq[k], qq[(k + 1) % 4]
+        nx, ny = y1 - y0, x0 - x1
+        n = math.sqrt(nx * nx + ny * ny)
+        if n > 1e-9:
+            nx, ny = nx / n, ny / n
+        if (cx - x0) * nx + (cy - y0) * ny < 0:
+            nx, ny = -nx, -ny
+        nrm[0, k], nrm[1, k], base[k] = nx, ny, x0 * nx + y0 * ny + margin
+    return np.all(pts @ nrm > base, axis=1)
 
 
 def _coverage(q: np.ndarray, blob: np.ndarray, off: np.ndarray) -> float:
@@ -1445,12 +1547,15 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     return inter > 1.0
 
 
-def _order_overlaps(rects: list[_Rect], gray: np.ndarray, work: np.ndarray) -> None:
+def _order_overlaps(
+    rects: list[_Rect], gray: np.ndarray, work: np.ndarray, mags: list | None = None, grads=None
+) -> None:
     """Decide which of two overlapping cards is on top.
 
     The overlap looks like the card on top (a white face over a back, or the reverse); when both
     look alike (two backs, two faces) the top card's outline shows as an edge across the other.
-    """
+    `mags`: a list holding the gradient magnitude of `gray` once worked out (shared by the blobs of a
+    frame), `grads` its 3x3 Sobel derivatives (CV_32F) when already at hand."""
     if len(rects) < 2:
         return
     mag = None
@@ -1461,10 +1566,17 @@ def _order_overlaps(rects: list[_Rect], gray: np.ndarray, work: np.ndarray) -> N
                 continue
             top_i = _top_by_looks(a, b, work)
             if top_i is None:
+                if mag is None and mags:
+                    mag = mags[0]
                 if mag is None:
-                    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-                    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-                    mag = cv2.magnitude(gx, gy)
+                    if grads is None:
+                        grads = (
+                            cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3),
+                            cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3),
+                        )
+                    mag = cv2.magnitude(*grads)
+                    if mags is not None:
+                        mags.append(mag)
                 top_i = _edge_strength_inside(a, b, mag) >= _edge_strength_inside(b, a, mag)
             if top_i:
                 rects[i].order = max(rects[i].order, rects[j].order + 1)
