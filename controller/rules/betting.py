@@ -58,7 +58,7 @@ def interpret(ev: Action, f: Facing, profile: Profile) -> Ruling:
         return Ruling("fold", f.committed)
 
     if kind == "check":
-        if f.current <= f.committed:  # nothing to call (`f.to_call == 0`)
+        if f.to_call == 0:
             return Ruling("check", f.committed)
         return Ruling("restricted", f.committed, reason="check_facing_bet", setting="check_facing_bet")
 
@@ -66,9 +66,7 @@ def interpret(ev: Action, f: Facing, profile: Profile) -> Ruling:
         return _call(f, "call", to_field)
 
     # bet, raise, allin: find the total the chips or words amount to.
-    committed, stack = f.committed, f.stack
-    most = None if stack is None else committed + stack  # `f.most`
-    to_call = max(f.current - committed, 0)  # `f.to_call`
+    most, to_call = f.most, f.to_call
     declared_raise = word in ("raise", "bet")
     setting: str | None = None
     reason: str | None = None

@@ -119,12 +119,9 @@ class DealMonitor:
         """A hole card reached a seat: in order and face down it needs no ruling; otherwise the misdeal
         rules (cool_mule:5, bar_league:Misdeals, bluff_street:33.a), a surplus card (cool_mule:5.i), a card
         exposed in the deal, a wrong card count after betting began."""
-        h = self.hand
-        if h is None or h.void or h.play is None:  # (`_in_play`'s test, on every card)
-            h = self._current("deal")  # refuses the line
+        h = self._current("deal")
         d, p, prof, rules = h.deal, h.positions, self.profile, self.deal_rules
-        seat, card = ev.seat, ev.card
-        exposed = card is not None or ev.face == "up"  # `ev.exposed`, read here on every card
+        seat, card, exposed = ev.seat, ev.card, ev.exposed
         if card is not None:
             fouled = self._fouled_deck(h, (card,))  # a new card whose code is out already
             if fouled:
@@ -213,8 +210,7 @@ class DealMonitor:
                 d.reached += 1
         else:
             received.append(position)
-        if d.full >= len(p.dealt_in) and not d.complete:  # (`_check_deal_complete`'s test, asked first)
-            out.extend(self._check_deal_complete(h))
+        out.extend(self._check_deal_complete(h))
         return out
 
     def _button_final_card(self, h: Hand, seat: int, held: int, exposed: bool) -> list[OutputLine] | None:

@@ -440,9 +440,7 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
     def rule_action(self, ev: Action, n: int) -> list[OutputLine]:
         """A betting action, ruled by the hand (controller/rules/hand_play.py) and counted toward
         substantial action until it is reached."""
-        h = self.hand
-        if h is None or h.void or h.play is None:  # (`_in_play`, written out on the busiest line)
-            h = self._current("action")  # refuses the line
+        h = self._in_play("action")
         if self.observed:
             return self._observed_action(h, ev.seat, ev.action)
         d = h.deal

@@ -291,11 +291,9 @@ class HandPlay(BoardAndShowdown):
         return seat
 
     def _facing(self, seat: int) -> Facing:
-        restriction = self.restricted.get(seat) if self.restricted else None
-        acted_level = self.acted_level.get(seat)
-        can_raise = restriction is None and (
-            acted_level is None  # (not acted this round: `reopened_for` would say True)
-            or reopened_for(self._reopen, acted_level, self.last_full_level, self.current, self.min_raise)
+        restriction = self.restricted.get(seat)
+        can_raise = restriction is None and reopened_for(
+            self._reopen, self.acted_level.get(seat), self.last_full_level, self.current, self.min_raise
         )
         # committed, stack, current, min_raise, min_bet, can_raise, restriction
         return Facing(
@@ -411,7 +409,7 @@ class HandPlay(BoardAndShowdown):
         while True:
             nxt = self.to_act = self._next_after(seat)
             if nxt is None:
-                return out + self._close_round() if out else self._close_round()
+                return out + self._close_round()
             if nxt not in self.pending:
                 return out
             ev, level = self.pending.pop(nxt)

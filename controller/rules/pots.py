@@ -44,16 +44,7 @@ def build_pots(contributed: dict[int, int], live: list[int], dead: int = 0) -> l
     """
     get = contributed.get
     live_in = [get(s, 0) for s in live]
-    distinct = set(live_in)
-    if len(distinct) < 2:
-        # Every live seat put in as much (no all-in for less: the usual pot): the layers below make one pot,
-        # every chip put in and the dead chips, which every live seat can win.
-        amount = dead
-        for chips in contributed.values():
-            if chips > 0:
-                amount += chips
-        return [Pot(amount, tuple(live))] if amount > 0 else []
-    levels = sorted(distinct)
+    levels = sorted(set(live_in))
     chips_in = [chips for chips in contributed.values() if chips > 0]  # no layer holds chips at or below 0
     # [amount, eligible] per pot, made into `Pot`s once complete.
     pots: list[list] = [[dead, tuple(live)]] if dead else []
