@@ -122,13 +122,12 @@ class Floor:
         finishes: list[Finish] | None = None,
         names: dict[str, str] | None = None,
         entrants: int | None = None,
-        run: str | None = None,
     ) -> None:
         self.cfg = cfg
         # a table applies a command id once, for good (a redelivery is answered, not applied again):
         # the ids of this run of the floor must differ from the last run's, or after a restart of the
         # floor its `floor-1` would be taken for the earlier one and the level or move never applied
-        self.run = run or secrets.token_hex(4)
+        self.run = secrets.token_hex(4)
         self.structure = cfg.the_structure()
         self.clock = clock_state or clock.ClockState()
         self.names = dict(names or {})
