@@ -1307,34 +1307,27 @@ def _combo_support(rects, edges, dist: np.ndarray, off: np.ndarray, cache: dict 
     return best
 
 
-def _rect_from_pose(c, theta: float, w: float, h: float) -> np.ndarray:
-    cx, cy = float(c[0]), float(c[1])
+def _pose_corners(cx: float, cy: float, theta: float, w: float, h: float) -> list[tuple[float, float]]:
+    """The four corners of a w x h card centred at (cx, cy), turned by theta, as plain floats (cheap:
+    the refinement draws thousands of poses a frame)."""
     ux, uy = math.cos(theta) * w / 2, math.sin(theta) * w / 2
     vx, vy = -math.sin(theta) * h / 2, math.cos(theta) * h / 2
-    return np.array(
-        [
-            [cx - ux - vx, cy - uy - vy],
-            [cx + ux - vx, cy + uy - vy],
-            [cx + ux + vx, cy + uy + vy],
-            [cx - ux + vx, cy - uy + vy],
-        ]
-    )
+    return [
+        (cx - ux - vx, cy - uy - vy),
+        (cx + ux - vx, cy + uy - vy),
+        (cx + ux + vx, cy + uy + vy),
+        (cx - ux + vx, cy - uy + vy),
+    ]
+
+
+def _rect_from_pose(c, theta: float, w: float, h: float) -> np.ndarray:
+    return np.array(_pose_corners(float(c[0]), float(c[1]), theta, w, h))
 
 
 def _pose_pixels(pose, cw: float, ch: float, ox: float, oy: float) -> np.ndarray:
-    """_rect_from_pose(pose, cw, ch) less (ox, oy), rounded to int32 pixels (as np.round: to even)."""
-    cx, cy, theta = float(pose[0]), float(pose[1]), float(pose[2])
-    ux, uy = math.cos(theta) * cw / 2, math.sin(theta) * cw / 2
-    vx, vy = -math.sin(theta) * ch / 2, math.cos(theta) * ch / 2
-    return np.array(
-        [
-            [round(cx - ux - vx - ox), round(cy - uy - vy - oy)],
-            [round(cx + ux - vx - ox), round(cy + uy - vy - oy)],
-            [round(cx + ux + vx - ox), round(cy + uy + vy - oy)],
-            [round(cx - ux + vx - ox), round(cy - uy + vy - oy)],
-        ],
-        np.int32,
-    )
+    """The pose's corners less (ox, oy), rounded to int32 pixels (as np.round: to even)."""
+    corners = _pose_corners(float(pose[0]), float(pose[1]), float(pose[2]), cw, ch)
+    return np.array([(round(x - ox), round(y - oy)) for x, y in corners], np.int32)
 
 
 def _crop_near(blob: np.ndarray, grown: np.ndarray, off: np.ndarray, margin: int):
