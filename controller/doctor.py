@@ -58,7 +58,7 @@ async def check_camera(cfg: Any, env: Environment) -> Check:
     if spec == "none":
         return Check("camera", SKIP, "devices.camera = none: no camera on this table")
     if spec == "sim":
-        return Check("camera", OK, "simulated camera (devices.camera = sim): frames come from the simulator")
+        return _check_sim_camera(cfg)
     if spec.startswith("picamera2"):
         try:
             import picamera2  # noqa: F401
@@ -88,6 +88,29 @@ async def check_camera(cfg: Any, env: Environment) -> Check:
     h, w = frame.shape[:2]
     written = _snapshot(cfg, frame, env.snapshot_dir)
     return Check("camera", OK, f"{spec}: delivers {w}x{h} frames{written}")
+
+
+def _check_sim_camera(cfg: Any) -> Check:
+    """The simulated camera opened as the service opens it, asked whether it can show cards."""
+    from controller import devices
+
+    d = cfg.devices
+    options = devices.CameraOptions(
+        fps=d.camera_fps, seats=cfg.table.seats, width=d.sim_width, height=d.sim_height
+    )
+    try:
+        cam = devices.open_camera("sim", options)
+    except devices.DeviceError as exc:
+        return Check("camera", FAIL, f"simulated camera: {exc}", "reinstall the package (`make venv`)")
+    trouble = cam.problem() if isinstance(cam, devices.ScriptedCamera) else None
+    if trouble:
+        return Check(
+            "camera",
+            FAIL,
+            f"simulated camera: {trouble}",
+            "put the repository's data/decks beside the package",
+        )
+    return Check("camera", OK, "simulated camera (devices.camera = sim): frames come from the simulator")
 
 
 def _snapshot(cfg: Any, frame: Any, folder: Path | None) -> str:

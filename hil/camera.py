@@ -192,6 +192,19 @@ class SimulatedCamera:
         self._folds = self._burns = 0
         self._changed()
 
+    def problem(self) -> str | None:
+        """Why the scene's card images cannot be loaded (say where they were looked for), or None."""
+        from hil.scene import deck_dir, load_deck
+
+        try:
+            load_deck(self.scene.deck)
+        except FileNotFoundError as exc:
+            return (
+                f"card images of deck {self.scene.deck!r} are missing: {exc} (looked in "
+                f"{deck_dir(self.scene.deck)}; set SMART_TABLE_DECKS=/path/to/decks)"
+            )
+        return None
+
     # -- frames ----------------------------------------------------------------------------
     def frame(self) -> tuple[np.ndarray, dict]:
         """The current picture and its truth."""

@@ -47,6 +47,11 @@ class ScriptedCamera(FrameSource, Protocol):
         """The picture now, and what is truly on the table (the simulator's ground truth)."""
         ...
 
+    def problem(self) -> str | None:
+        """Why it could not show the cards it is scripted to deal (its card images are missing), or
+        None: the doctor asks before an evening, not the first deal."""
+        ...
+
 
 @runtime_checkable
 class CardReader(Protocol):

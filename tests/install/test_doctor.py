@@ -177,3 +177,23 @@ async def test_the_broker_check_verifies_tls_against_the_venue_ca(tmp_path):
         broker.kill()
     assert results["venue"].status == OK and "(TLS)" in results["venue"].detail
     assert results["other"].status == FAIL and "venue's CA" in results["other"].fix
+
+
+async def test_a_simulated_camera_without_its_card_images_fails_and_says_where_it_looked(
+    tmp_path, monkeypatch
+):
+    """The demo table's camera renders cards from a deck's images: with them gone the doctor must
+    say so before the evening, not report the camera ok and leave the first deal to crash."""
+    from hil.scene import load_deck
+
+    cfg = load_config(write_config(tmp_path, camera="sim"))
+    env = Environment(sys_module=tmp_path / "sys-module")
+    assert by_part(await run_checks(cfg, env))["camera"].status == OK
+    monkeypatch.setenv("SMART_TABLE_DECKS", str(tmp_path / "no-decks"))
+    load_deck.cache_clear()  # the images loaded above would otherwise still be at hand
+    try:
+        camera = by_part(await run_checks(cfg, env))["camera"]
+    finally:
+        load_deck.cache_clear()
+    assert camera.status == FAIL, camera.line()
+    assert "no-decks" in camera.detail and "SMART_TABLE_DECKS" in camera.detail
