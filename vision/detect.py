@@ -62,6 +62,7 @@ DROP_BELOW = 0.02  # a lone felt-stage card the verifier gives less than this is
 REPLACE_MARGIN = 0.75  # a verified card this much more likely replaces the felt-stage cards under it
 REPLACE_SURE = 0.95  # ... if the verifier is at least this sure of it
 SMALL_SHARE = 0.5  # of the sure cards' width: narrower than that (perspective never halves it) is no card
+PAPER_SHARE = 0.25  # felt-stage cards narrower than this share of a verified card they lie on are its print
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
 # tracked frames: compared with the last frame looked at in full on a picture 480-960 px wide
@@ -297,6 +298,14 @@ class Detector:
             under = [i for i in range(len(rects)) if overlap_share(polys[i], q.corners) > 0.3]
             if any(_poly_iou(polys[i], q.corners) > 0.6 for i in under):
                 continue  # both stages found this card; the others under it are cards it lies on
+            qw = _card_dims(q.corners)[0]
+            if under and all(_card_dims(polys[i])[0] < PAPER_SHARE * qw for i in under):
+                # the felt stage took the print of one big card (pips, foil specks) for cards: the
+                # cards of one deck are one size, and these lie on a card-shaped paper the
+                # verifier vouches for that is many times wider
+                for i in under:
+                    keep[i] = False
+                continue
             if any(_overlap(polys[i], polys[j]) for i in under for j in range(len(polys)) if i != j):
                 continue  # overlapping cards (a hole-card pair): the felt stage's own kind of find
             if under and q.score >= REPLACE_SURE and all(p[i] < q.score - REPLACE_MARGIN for i in under):
