@@ -52,6 +52,8 @@ _LOG_BRIGHT = round(_LOG_SCALE * np.log(1.3))  # brighter than the felt by 30 %:
 _LOG_DARK = round(_LOG_SCALE * np.log(0.6))  # darker than a soft shadow
 _LOG_CHROMA = round(_LOG_SCALE * 0.2)  # a channel 20 % off the others, relative to the felt
 CARD_ASPECT = 88.0 / 63.0
+PRIOR_SPAN = 0.15  # a card width measured this far from the known one is another size
+PRIOR_SHARE = 0.4  # ... and the known one stands when this share of as many sides agree with it
 BUDGET_MS = 500.0  # CPU ms: a frame's detection stops here, whatever is on it, and reports what it found
 MAX_PIXELS = 3840 * 2160 * 1.1  # a bigger picture is thinned by a stride before any other work
 SEARCH_SHARE = 0.7  # ... and the felt stage's searches until this share: the rest is for reading
@@ -60,6 +62,7 @@ DROP_BELOW = 0.02  # a lone felt-stage card the verifier gives less than this is
 REPLACE_MARGIN = 0.75  # a verified card this much more likely replaces the felt-stage cards under it
 REPLACE_SURE = 0.95  # ... if the verifier is at least this sure of it
 SMALL_SHARE = 0.5  # of the sure cards' width: narrower than that (perspective never halves it) is no card
+PAPER_SHARE = 0.25  # felt-stage cards narrower than this share of a verified card they lie on are its print
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
 # tracked frames: compared with the last frame looked at in full on a picture 480-960 px wide
@@ -295,6 +298,14 @@ class Detector:
             under = [i for i in range(len(rects)) if overlap_share(polys[i], q.corners) > 0.3]
             if any(_poly_iou(polys[i], q.corners) > 0.6 for i in under):
                 continue  # both stages found this card; the others under it are cards it lies on
+            qw = _card_dims(q.corners)[0]
+            if under and all(_card_dims(polys[i])[0] < PAPER_SHARE * qw for i in under):
+                # the felt stage took the print of one big card (pips, foil specks) for cards: the
+                # cards of one deck are one size, and these lie on a card-shaped paper the
+                # verifier vouches for that is many times wider
+                for i in under:
+                    keep[i] = False
+                continue
             if any(_overlap(polys[i], polys[j]) for i in under for j in range(len(polys)) if i != j):
                 continue  # overlapping cards (a hole-card pair): the felt stage's own kind of find
             if under and q.score >= REPLACE_SURE and all(p[i] < q.score - REPLACE_MARGIN for i in under):
@@ -487,6 +498,20 @@ class Detector:
         settle a frame that shows too little; a search over sizes is the last resort."""
         est = _size_from_outlines(blobs, mask.shape)
         hint = self.card_width_hint * scale if self.card_width_hint else None
+        # a tracking detector sees one camera's frames one after the other: the size of the last
+        # frames is as good a guide as a layout's (a detector that is not tracking may be given
+        # pictures from anywhere, one after the other)
+        prior = (
+            self.layout.card_width_px() * scale if self.layout is not None else hint if self.track else None
+        )
+        if est is not None and prior is not None and abs(est[0] / prior - 1) > PRIOR_SPAN:
+            # the sides disagree with the size the layout or the last frames gave: when enough of
+            # them agree with that size too, it stands (refined by them). A table showing only
+            # overlapping hole-card pairs has outlines one card long and a card and a bit wide,
+            # which a single card 1.4 times too big explains just as well.
+            own = _size_from_outlines(blobs, mask.shape, near=prior)
+            if own is not None and own[1] >= max(3, PRIOR_SHARE * est[1]):
+                est = own
         if est is not None and est[1] >= 6:
             cw = est[0]
         elif self.layout is not None:
@@ -921,11 +946,13 @@ def _corner_side_lengths(contour: np.ndarray, eps: float = 1.5, long_min: float 
     return out
 
 
-def _size_from_outlines(blobs, shape) -> tuple[float, int] | None:
+def _size_from_outlines(blobs, shape, near: float | None = None) -> tuple[float, int] | None:
     """Card width (work px) that most whole sides of the outlines agree with, as a width or as a
     length, and how many sides agree; None without evidence. A width that explains both the short
     and the long sides wins over one that only explains one kind (two cards side by side make a
-    side two widths long, which a width of one card length would explain as its length)."""
+    side two widths long, which a width of one card length would explain as its length).
+    `near`: only widths within PRIOR_SPAN of it are considered (a size known from the layout or
+    earlier frames, refined by this frame's sides)."""
     lengths = []
     for c in blobs:
         if cv2.contourArea(c) < 150:
@@ -939,7 +966,7 @@ def _size_from_outlines(blobs, shape) -> tuple[float, int] | None:
         return None
     best = None
     for cw in np.unique(np.round(np.concatenate([ln, ln / CARD_ASPECT]), 1)):
-        if cw < 8.0:
+        if cw < 8.0 or (near is not None and abs(cw / near - 1) > PRIOR_SPAN):
             continue
         as_w = np.abs(ln / cw - 1) < 0.045
         as_h = np.abs(ln / (cw * CARD_ASPECT) - 1) < 0.045
@@ -948,7 +975,7 @@ def _size_from_outlines(blobs, shape) -> tuple[float, int] | None:
         if best is None or score > best[0] + 1e-9:
             est = float(np.median(np.concatenate([ln[as_w], ln[as_h & ~as_w] / CARD_ASPECT])))
             best = (score, est, n)
-    return best[1], best[2]
+    return None if best is None else (best[1], best[2])
 
 
 def _size_by_fit(
