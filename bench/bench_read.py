@@ -102,6 +102,8 @@ class ReadScore:
     right: int = 0
     unread: int = 0
     down: int = 0  # face-up cards the reader called face down
+    backs: int = 0  # face-down cards labelled (with an outline)
+    backs_up: int = 0  # ... that the reader called face up
     ranks: Counter = field(default_factory=Counter)  # (truth rank, read rank)
     suits: Counter = field(default_factory=Counter)
     reads: list = field(default_factory=list)  # (calibrated confidence, right)
@@ -122,11 +124,15 @@ def read_source(source: str, limit: int | None, calib, dump: Path | None, reader
     full = np.full((CANON_H, CANON_W), 255, np.uint8)
     for name in sample(list(labels), limit):
         cards = [c for c in labels[name].get("cards", []) if c.get("code")]
-        if not cards:
+        backs = [c for c in labels[name].get("cards", []) if c.get("face_down") and "box" in c]
+        if not cards and not backs:
             continue
         img = cv2.imread(str(root / source / name), cv2.IMREAD_COLOR)
         if img is None:
             continue
+        for card in backs:
+            s.backs += 1
+            s.backs_up += reader.read(warp(img, label_quad(img, card)), full).face == "up"
         if len(labels[name].get("cards", [])) > 1 and any("box" not in c for c in cards):
             continue  # several cards and no box: which is which is unknown
         for k, card in enumerate(cards):
@@ -171,6 +177,8 @@ def print_source(source: str, s: ReadScore) -> None:
     print(
         f"  accuracy {s.accuracy:.3f} ({s.right} right)   unread {s.unread / max(s.cards, 1):.3f} ({s.unread})   called face down {s.down}"
     )
+    if s.backs:
+        print(f"  face-down cards called face up: {s.backs_up} of {s.backs}")
     rank_right = sum(v for (t, g), v in s.ranks.items() if t == g)
     suit_right = sum(v for (t, g), v in s.suits.items() if t == g)
     print(f"  rank right {rank_right / max(s.cards, 1):.3f}   suit right {suit_right / max(s.cards, 1):.3f}")

@@ -69,7 +69,17 @@ class ReadResult:
 
 
 # -- face ------------------------------------------------------------------------------------
+WHITE_GAIN = 1.5  # at most this much is a channel raised to make the card's paper white
+
+
 def white_mask(canon: np.ndarray) -> np.ndarray:
+    """Plain paper: bright and unsaturated once the light's tint is taken out (each channel raised
+    towards the brightest's 95th percentile, by at most WHITE_GAIN: a warm lamp tints paper beige,
+    while a red or blue back stays coloured)."""
+    white = np.array([percentile_u8(canon[::2, ::2, i], 95) for i in range(3)], np.float32) + 1.0
+    gain = np.clip(white.max() / white, 1.0, WHITE_GAIN)
+    if gain.max() > 1.02:
+        canon = np.clip(canon.astype(np.float32) * gain, 0, 255).astype(np.uint8)
     hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
     v, s = hsv[:, :, 2], hsv[:, :, 1]
     p95 = percentile_u8(v[4:-4, 4:-4], 95)
