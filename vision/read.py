@@ -666,12 +666,20 @@ class BuiltinReader:
                     r: glyph_scores.get(r, 0.0) + (COURT_RULE if r == idx["court"] else 0.0) for r in "JQK"
                 }
                 rank, rank_conf = max(jqk, key=jqk.get), 0.7
+                if dark is not None:
+                    # how sure: the glyph classifier's own best rank and the letter rule agreeing
+                    # with the rank chosen, or not (a score the calibration can tell apart)
+                    top = max(glyph_scores, key=glyph_scores.get)
+                    rank_conf = 0.6 + 0.1 * (top == rank) + 0.1 * (idx["court"] == rank)
         elif pips is not None and 1 <= pips["n"] <= 10:
             rank = {1: "A", 10: "T"}.get(pips["n"], str(pips["n"]))
             rank_conf = 0.9
-            if glyph_scores and glyph_scores.get(rank, 0) < 0.3 and pips["n"] != 1:
-                rank_conf = 0.6
             top = max(glyph_scores, key=glyph_scores.get) if glyph_scores else None
+            if dark is not None and glyph_scores:
+                # the classifier's log-odds: the pip count and the index's best rank agree, or not
+                rank_conf = 0.9 if top == rank else (0.75 if pips["n"] == 1 else 0.6)
+            elif glyph_scores and glyph_scores.get(rank, 0) < 0.3 and pips["n"] != 1:
+                rank_conf = 0.6  # (drawn-font correlations, without the classifier)
             if (
                 top in PIP_COUNT
                 and PIP_COUNT[top] > pips["n"] > 1  # (an ace's one big pip is no undercount)
