@@ -69,7 +69,17 @@ class ReadResult:
 
 
 # -- face ------------------------------------------------------------------------------------
+WHITE_GAIN = 1.5  # at most this much is a channel raised to make the card's paper white
+
+
 def white_mask(canon: np.ndarray) -> np.ndarray:
+    """Plain paper: bright and unsaturated once the light's tint is taken out (each channel raised
+    towards the brightest's 95th percentile, by at most WHITE_GAIN: a warm lamp tints paper beige,
+    while a red or blue back stays coloured)."""
+    white = np.array([percentile_u8(canon[::2, ::2, i], 95) for i in range(3)], np.float32) + 1.0
+    gain = np.clip(white.max() / white, 1.0, WHITE_GAIN)
+    if gain.max() > 1.02:
+        canon = np.clip(canon.astype(np.float32) * gain, 0, 255).astype(np.uint8)
     hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
     v, s = hsv[:, :, 2], hsv[:, :, 1]
     p95 = percentile_u8(v[4:-4, 4:-4], 95)
@@ -516,6 +526,21 @@ def _rank_templates() -> list[tuple[str, np.ndarray, float]]:
     return out
 
 
+TURN_INK = 2.0  # ink at the corners where no index is printed this many times that where it is: turned
+CORNER = (2, 2, 20, 30)  # x0, y0, x1, y1 of where the index's ink lies, in the canonical card
+
+
+def _quarter_turned(canon: np.ndarray) -> bool:
+    """Is the card warped a quarter turn off? Standard faces print the index at the top-left and
+    bottom-right corners and leave the two others blank; turned, it is the other way round."""
+    ink, _ = _ink(canon)
+    x0, y0, x1, y1 = CORNER
+    h, w = ink.shape
+    at = ink[y0:y1, x0:x1].mean() + ink[h - y1 : h - y0, w - x1 : w - x0].mean()
+    off = ink[y0:y1, w - x1 : w - x0].mean() + ink[h - y1 : h - y0, x0:x1].mean()
+    return bool(off > TURN_INK * at + 0.02)
+
+
 class BuiltinReader:
     """Reads standard-index cards of decks it has never seen (see module docstring)."""
 
@@ -535,6 +560,13 @@ class BuiltinReader:
         card the blur makes pale blotches of everything, and when that leaves the card unread it
         is read again with the ink test alone.
         """
+        if visible.mean() > 250 and (own is None or own.mean() > 250) and _quarter_turned(canon):
+            # a card seen about as wide as long (steep perspective, a stretched picture) may have
+            # been warped a quarter turn off: its index then lies at the other two corners
+            canon = cv2.resize(cv2.rotate(canon, cv2.ROTATE_90_CLOCKWISE), (CANON_W, CANON_H))
+        return self._read_once(canon, visible, own)
+
+    def _read_once(self, canon, visible, own) -> tuple[str | None, float]:
         code, conf = self._identify(canon, visible, own, pale=True)
         if code is None:
             code, conf = self._identify(canon, visible, own, pale=False)
@@ -634,11 +666,29 @@ class BuiltinReader:
                     r: glyph_scores.get(r, 0.0) + (COURT_RULE if r == idx["court"] else 0.0) for r in "JQK"
                 }
                 rank, rank_conf = max(jqk, key=jqk.get), 0.7
+                if dark is not None:
+                    # how sure: the glyph classifier's own best rank and the letter rule agreeing
+                    # with the rank chosen, or not (a score the calibration can tell apart)
+                    top = max(glyph_scores, key=glyph_scores.get)
+                    rank_conf = 0.6 + 0.1 * (top == rank) + 0.1 * (idx["court"] == rank)
         elif pips is not None and 1 <= pips["n"] <= 10:
             rank = {1: "A", 10: "T"}.get(pips["n"], str(pips["n"]))
             rank_conf = 0.9
-            if glyph_scores and glyph_scores.get(rank, 0) < 0.3 and pips["n"] != 1:
-                rank_conf = 0.6
+            top = max(glyph_scores, key=glyph_scores.get) if glyph_scores else None
+            if dark is not None and glyph_scores:
+                # the classifier's log-odds: the pip count and the index's best rank agree, or not
+                rank_conf = 0.9 if top == rank else (0.75 if pips["n"] == 1 else 0.6)
+            elif glyph_scores and glyph_scores.get(rank, 0) < 0.3 and pips["n"] != 1:
+                rank_conf = 0.6  # (drawn-font correlations, without the classifier)
+            if (
+                top in PIP_COUNT
+                and PIP_COUNT[top] > pips["n"] > 1  # (an ace's one big pip is no undercount)
+                and glyph_scores[top] > GLYPH_SURE
+                and glyph_scores.get(rank, -9.0) < GLYPH_SURE - GLYPH_GAP
+            ):
+                # fewer pips than the index, which is sure, says: pips hidden under another card
+                # or the card's edge, or big pips run together; far more common than extra pips
+                rank, rank_conf = top, 0.6
         if rank is None and part is not None and idx is not None:
             rank = _rank_from_visible_pips(part, glyph_scores)
             rank_conf = 0.5
@@ -650,6 +700,9 @@ class BuiltinReader:
         return rank + suit, round(min(0.99, rank_conf * (0.5 + suit_conf / 2)), 3)
 
 
+GLYPH_SURE = -0.1  # log-prob of the index's best rank above which the glyph is taken as sure ...
+GLYPH_GAP = 2.0  # ... against a rank this much less likely
+PIP_COUNT = {r: n for n, r in enumerate("A23456789T", start=1)}
 STACK_DOUBT = 0.3  # how much better the pips away from a touching card must fit to be believed
 EDGE_ON_TOP = 0.75  # share of a touching card's outline across this one showing an edge: it is on top
 GLYPH_WEIGHT = 0.5  # a half-hidden card: the glyph's log-odds (overconfident on a deck never seen) against the pips in view
@@ -1009,6 +1062,15 @@ def _suit_from_shapes(shapes: list, is_red: bool, only_index: bool = False) -> t
     return suit, agree
 
 
+PICTURE_V = 90  # a pixel darker than this (of 255, the card's white balanced) shows no colour
+
+
+def _white_balanced(canon: np.ndarray) -> np.ndarray:
+    """The card with each channel scaled so that its paper is white (the 95th percentile)."""
+    white = np.array([percentile_u8(canon[::2, ::2, i], 95) for i in range(3)], np.float32) + 1.0
+    return np.clip(canon.astype(np.float32) * (255.0 / white), 0, 255).astype(np.uint8)
+
+
 def _pips(
     ink: np.ndarray,
     red: np.ndarray,
@@ -1025,10 +1087,14 @@ def _pips(
     comps = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 12]
     areas = [stats[k, cv2.CC_STAT_AREA] for k in comps]
     # a picture (J, Q, K) is printed in several colours; pips are red or black only
-    hsv = cv2.cvtColor(canon[y0:y1, x0:x1], cv2.COLOR_BGR2HSV)
+    # (colours judged against the card's own white: a bluish or warm light tints black ink, which
+    # then passes a plain saturation test; and too dark a pixel has no colour to speak of)
+    hsv = cv2.cvtColor(_white_balanced(canon)[y0:y1, x0:x1], cv2.COLOR_BGR2HSV)
     inked = region > 0
-    hue, sat = hsv[:, :, 0][inked], hsv[:, :, 1][inked]
-    colourful = float(((sat > 80) & (hue > 14) & (hue < 165)).mean()) if inked.any() else 0.0
+    hue, sat, val = hsv[:, :, 0][inked], hsv[:, :, 1][inked], hsv[:, :, 2][inked]
+    colourful = (
+        float(((sat > 80) & (hue > 14) & (hue < 165) & (val > PICTURE_V)).mean()) if inked.any() else 0.0
+    )
     picture = colourful > 0.1
     if not comps:
         return {"n": 0, "red": None, "picture": picture, "contours": [], "centres": [], "feats": []}
