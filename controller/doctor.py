@@ -93,16 +93,12 @@ async def check_camera(cfg: Any, env: Environment) -> Check:
 def _check_sim_camera(cfg: Any) -> Check:
     """The simulated camera opened as the service opens it, asked whether it can show cards."""
     from controller import devices
+    from controller.service.sources import open_sim_camera
 
-    d = cfg.devices
-    options = devices.CameraOptions(
-        fps=d.camera_fps, seats=cfg.table.seats, width=d.sim_width, height=d.sim_height
-    )
     try:
-        cam = devices.open_camera("sim", options)
+        trouble = open_sim_camera(cfg).problem()
     except devices.DeviceError as exc:
         return Check("camera", FAIL, f"simulated camera: {exc}", "reinstall the package (`make venv`)")
-    trouble = cam.problem() if isinstance(cam, devices.ScriptedCamera) else None
     if trouble:
         return Check(
             "camera",

@@ -35,6 +35,19 @@ log = logging.getLogger("smart_table.sources")
 Emit = Callable[[dict[str, Any], str], Awaitable[None]]  # (line, kind "in" | "info")
 
 
+def open_sim_camera(cfg: Any) -> devices.ScriptedCamera:
+    """The simulated camera a table's configuration describes (its seats and picture size), or
+    DeviceError: the service and the doctor open the same one."""
+    d = cfg.devices
+    options = devices.CameraOptions(
+        fps=d.camera_fps, seats=cfg.table.seats, width=d.sim_width, height=d.sim_height
+    )
+    cam = devices.open_camera("sim", options)
+    if not isinstance(cam, devices.ScriptedCamera):
+        raise devices.DeviceError("camera sim is not a ScriptedCamera")
+    return cam
+
+
 class Unavailable(RuntimeError):
     """This device cannot work in this installation (package missing, not configured)."""
 
@@ -99,19 +112,10 @@ class CameraSource:
         self.detector: Detector | None = None
         self.deck_problem = ""  # why devices.deck is not used, when it is not
         if self.spec == "sim":
-            d = cfg.devices
-            options = devices.CameraOptions(
-                fps=d.camera_fps, seats=cfg.table.seats, width=d.sim_width, height=d.sim_height
-            )
             try:
-                cam = devices.open_camera("sim", options)
+                self.sim = open_sim_camera(cfg)
             except devices.DeviceError as exc:
                 log.warning("event=sim_camera_unavailable error=%r", str(exc))
-            else:
-                if isinstance(cam, devices.ScriptedCamera):
-                    self.sim = cam
-                else:
-                    log.warning("event=sim_camera_unavailable error='camera sim is not a ScriptedCamera'")
 
     def on_output(self, line: dict[str, Any]) -> None:
         """A new hand: the tracker forgets the last hand's cards."""
@@ -352,7 +356,10 @@ class PanelLink:
             await bridge.wait_connected(timeout=3.0)
             try:
                 await run_together(
-                    self._show(bridge), self._buttons(bridge, emit), self._monitor(bridge, port), what="the panel"
+                    self._show(bridge),
+                    self._buttons(bridge, emit),
+                    self._monitor(bridge, port),
+                    what="the panel",
                 )
             finally:
                 self.bridge = None
