@@ -52,10 +52,12 @@ SAMPLE = {
     ],
 }
 # source: (card recall floor, built-in reading floor over the cards found)
-FLOORS = {  # measured without a time bound / with the default one (CPU time, quiet machine)
-    "edje_pinochle_train": (0.45, 0.15),  # 0.526 / 0.526 (10 of 19 cards); read 0.2 / 0.3 (of 10)
-    "roboflow_blackjack_cc_by": (0.25, 0.4),  # 0.312 / 0.312 (10 of 32); read 0.6 / 0.6 (of 10)
-    "foltys_single_cards": (0.5, 0.2),  # 0.625 / 0.75 (of 8); read 0.4 / 0.833 (of 5-6)
+FLOORS = {  # a margin under what this sample measured (3 s budget, busy machine, the leave-one-out folds)
+    # after the detector's paper guard and the reader's white-relative picture test (issue 12, 2026-12-02);
+    # before them: recall 0.526 / 0.312 / 0.625-0.75, reading 0.2-0.3 / 0.6 / 0.4-0.833
+    "edje_pinochle_train": (0.45, 0.45),  # 0.526 (10 of 19 cards); read 0.600 (6 of 10)
+    "roboflow_blackjack_cc_by": (0.7, 0.55),  # 0.844 (27 of 32); read 0.704 (19 of 27)
+    "foltys_single_cards": (0.75, 0.65),  # 1.000 (8 of 8); read 0.875 (7 of 8)
 }
 
 
