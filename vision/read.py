@@ -1032,7 +1032,7 @@ def _shape_stats(contour: np.ndarray) -> tuple[float, float]:
     try:
         hull_idx = cv2.convexHull(contour, returnPoints=False)
         defects = cv2.convexityDefects(contour, hull_idx)
-        if defects is not None:
+        if defects is not None and defects.size:  # OpenCV 5.1 answers an empty array, not None
             depth = float(defects.reshape(-1, 4)[:, 3].max()) / 256.0 / max(bw, bh, 1)
     except cv2.error:  # self-intersecting outline of a tiny symbol
         pass
