@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 from pathlib import Path
@@ -133,9 +134,12 @@ def camera_table(tmp_path: Path, port: int, camera: FolderCamera, venue="den", t
     return write_toml(tmp_path / f"{table}.toml", cfg)
 
 
+_COMMAND_NUMBERS = itertools.count(1)
+
+
 async def command(client: aiomqtt.Client, prefix: str, name: str, body: dict, replies: asyncio.Queue) -> dict:
     """A director command and its reply (the table answers on reply/test)."""
-    ident = f"{name}-{id(body)}"
+    ident = f"{name}-{next(_COMMAND_NUMBERS)}"  # unique: the table answers a repeated id as a redelivery
     await client.publish(
         f"{prefix}/cmd/{name}", json.dumps({**body, "id": ident, "reply_to": f"{prefix}/reply/test"}), qos=1
     )
@@ -155,7 +159,9 @@ async def rule_a_misdeal(client: aiomqtt.Client, prefix: str, camera: FolderCame
         ]
     assert (await command(client, prefix, "level", {"sb": 50, "bb": 100}, replies))["ok"]
     reply = await command(client, prefix, "hand_start", {}, replies)
-    first = next(o for o in reply["outputs"] if o["type"] == "hand")["first_card"]
+    hands = [o for o in reply.get("outputs", []) if o["type"] == "hand"]
+    assert hands, f"hand_start gave no hand: {reply}"
+    first = hands[0]["first_card"]
     camera.sim.deal_to(first, card="Kd", face_up=True)
     return camera.show(), first
 
