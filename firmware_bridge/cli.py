@@ -72,20 +72,39 @@ def _read_lines(source: str) -> list[tuple[int, Any]]:
     return out
 
 
-def render_signal(name: str, path: str | Path, leds_per_seat: int = 8) -> Path:
-    """Render one catalogue signal (or `offline`) to `path`."""
+def signal_picture(name: str, leds_per_seat: int = 8) -> dict[str, Any]:
+    """What the picture of one catalogue signal (or `offline`) shows: title, status text, seat labels and
+    every LED's RGB colour, from the firmware's own code. docs/panel/index.json keeps these beside the
+    PNGs, so a test can tell a stale picture from one whose text OpenCV merely draws a little differently."""
     from firmware_bridge import catalog
-    from firmware_bridge.render import offline_segments, render_rim, render_scene
+    from firmware_bridge.render import offline_segments, scene_labels, scene_segments
     from firmware_bridge.signals import SignalState
 
     if name == catalog.OFFLINE:
         segments, text = offline_segments(catalog.SEATS, leds_per_seat)
-        return render_rim(segments, text, path, title="offline (no heartbeat from the table computer)")
-    _, lines = catalog.SIGNALS[name]
-    state = SignalState(catalog.SEATS)
-    for line in lines:
-        state.apply(line)
-    return render_scene(state.scene, path, leds_per_seat=leds_per_seat, title=name)
+        title, labels = "offline (no heartbeat from the table computer)", None
+    else:
+        _, lines = catalog.SIGNALS[name]
+        state = SignalState(catalog.SEATS)
+        for line in lines:
+            state.apply(line)
+        segments, text = scene_segments(state.scene, leds_per_seat), state.scene.text
+        title, labels = name, scene_labels(state.scene)
+    return {
+        "title": title,
+        "text": text,
+        "labels": labels,
+        "leds": [[list(p) for p in seat] for seat in segments],
+    }
+
+
+def render_signal(name: str, path: str | Path, leds_per_seat: int = 8) -> Path:
+    """Render one catalogue signal (or `offline`) to `path`."""
+    from firmware_bridge.render import render_rim
+
+    pic = signal_picture(name, leds_per_seat)
+    segments = [[tuple(p) for p in seat] for seat in pic["leds"]]
+    return render_rim(segments, pic["text"], path, labels=pic["labels"], title=pic["title"])
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -104,8 +123,13 @@ def _render(args: argparse.Namespace) -> int:
         print(out)
         return 0
     if args.all is not None:
+        index = {}
         for name in names:
             print(render_signal(name, Path(args.all) / f"{name}.png", args.leds_per_seat))
+            index[name] = signal_picture(name, args.leds_per_seat)
+        index_path = Path(args.all) / "index.json"
+        index_path.write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+        print(index_path)
         return 0
     from firmware_bridge.render import render_scene
     from firmware_bridge.scene import Scene, SceneError

@@ -146,11 +146,18 @@ def scene_segments(scene: Scene, leds_per_seat: int = 8) -> list[list[Pixel]]:
 def render_scene(
     scene: Scene, path: str | os.PathLike[str], *, leds_per_seat: int = 8, title: str | None = None
 ) -> Path:
+    return render_rim(
+        scene_segments(scene, leds_per_seat), scene.text, path, labels=scene_labels(scene), title=title
+    )
+
+
+def scene_labels(scene: Scene) -> list[str]:
+    """The word under each seat's number: its effect, where the colour alone does not say it."""
     labels = [light.effect if light.effect not in ("off", "solid") else "" for light in scene.seats]
     for i, light in enumerate(scene.seats):
         if light.effect == "countdown":
             labels[i] = f"clock {light.seconds}s"
-    return render_rim(scene_segments(scene, leds_per_seat), scene.text, path, labels=labels, title=title)
+    return labels
 
 
 def offline_segments(

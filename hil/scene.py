@@ -289,27 +289,39 @@ def _button_patch(btn: DealerButton, r_px: float) -> tuple[np.ndarray, np.ndarra
     cv2.circle(mask, ci, int(r_px * 16), 255, -1, cv2.LINE_AA, shift=4)
     rim = tuple(int(v * 0.75) for v in btn.colour)
     cv2.circle(patch, ci, int(r_px * 0.93 * 16), rim, max(1, int(r_px * 0.04)), cv2.LINE_AA, shift=4)
-    font = cv2.FONT_HERSHEY_DUPLEX
-    target_w = r_px * (1.45 if len(btn.label) > 1 else 0.8)
-    thick = max(1, int(r_px / (14 if len(btn.label) > 1 else 7)))
-    (tw, th), _ = cv2.getTextSize(btn.label, font, 1.0, thick)
-    scale = target_w / tw
-    thick = max(1, round(thick * min(scale, 3) / 1.5))
-    (tw, th), _ = cv2.getTextSize(btn.label, font, scale, thick)
-    cv2.putText(
-        patch,
-        btn.label,
-        (int(c[0] - tw / 2), int(c[1] + th / 2)),
-        font,
-        scale,
-        btn.text_colour,
-        thick,
-        cv2.LINE_AA,
-    )
+    _draw_label(patch, btn, r_px, c)
     m = cv2.getRotationMatrix2D(c, -btn.angle_deg, 1.0)
     patch = cv2.warpAffine(patch, m, (size, size), flags=cv2.INTER_LINEAR)
     mask = cv2.warpAffine(mask, m, (size, size), flags=cv2.INTER_LINEAR)
     return patch, mask
+
+
+LABEL_FONT_SCALE = 4.0  # the size the lettering is drawn at before it is shrunk onto the button
+
+
+def _draw_label(patch: np.ndarray, btn: DealerButton, r_px: float, c: tuple[float, float]) -> None:
+    """The button's lettering, drawn large and shrunk onto the button. A few pixels wide on a 640x360
+    frame, text drawn at its own size is at the mercy of OpenCV's rasteriser (5.1 draws it a third
+    lighter than 5.0, and the button stopped looking like one); drawn large, the glyphs agree."""
+    font = cv2.FONT_HERSHEY_DUPLEX
+    out_w = r_px * (1.3 if len(btn.label) > 1 else 0.8)
+    thick = max(1, int(r_px / (14 if len(btn.label) > 1 else 7)))
+    small_scale = out_w / cv2.getTextSize(btn.label, font, 1.0, thick)[0][0]
+    stroke = max(1, round(thick * min(small_scale, 3) / 1.5))  # in the button's pixels
+    big_thick = max(1, round(stroke * LABEL_FONT_SCALE / small_scale))
+    (tw, th), base = cv2.getTextSize(btn.label, font, LABEL_FONT_SCALE, big_thick)
+    pad = big_thick + 2
+    ink = np.zeros((th + base + 2 * pad, tw + 2 * pad), np.uint8)
+    cv2.putText(ink, btn.label, (pad, pad + th), font, LABEL_FONT_SCALE, 255, big_thick, cv2.LINE_AA)
+    ys, xs = np.nonzero(ink)
+    ink = ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    w = max(1, round(out_w))
+    h = max(1, round(w * ink.shape[0] / ink.shape[1]))
+    alpha = cv2.resize(ink, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)[:, :, None] / 255.0
+    x0, y0 = round(c[0] - w / 2), round(c[1] - h / 2)
+    roi = patch[y0 : y0 + h, x0 : x0 + w]
+    colour = np.array(btn.text_colour, np.float32)
+    roi[:] = (roi * (1 - alpha) + colour * alpha).astype(np.uint8)
 
 
 def _paste_patch(canvas, patch, mask, center) -> None:

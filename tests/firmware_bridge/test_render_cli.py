@@ -60,13 +60,25 @@ def test_hand_picture_shows_blinds_in_their_colours_and_empty_seats_dark(tmp_pat
 
 @pytest.mark.parametrize("name", [*catalog.SIGNALS, catalog.OFFLINE])
 def test_committed_doc_pictures_match_what_the_code_draws(tmp_path, name):
-    committed = cv2.imread(str(DOCS / f"{name}.png"))
-    assert committed is not None, (
-        f"docs/panel/{name}.png is missing: run smart-table panel render --all docs/panel"
+    """A picture is stale when what it shows changed (index.json: text, labels, every LED's colour) or
+    when the drawing did; OpenCV's own text rasteriser (5.0 and 5.1 kern differently, a mean
+    difference of about 1 level) is neither."""
+    index = json.loads((DOCS / "index.json").read_text())
+    regenerate = "run smart-table panel render --all docs/panel"
+    assert index.get(name) == cli.signal_picture(name), (
+        f"docs/panel/index.json is stale for {name}: {regenerate}"
     )
+    committed = cv2.imread(str(DOCS / f"{name}.png"))
+    assert committed is not None, f"docs/panel/{name}.png is missing: {regenerate}"
     fresh = cv2.imread(str(cli.render_signal(name, tmp_path / f"{name}.png")))
     assert committed.shape == fresh.shape
-    assert float(np.abs(committed.astype(int) - fresh.astype(int)).mean()) < 1.0, f"regenerate {name}.png"
+    for seat in range(1, catalog.SEATS + 1):
+        for led in range(8):
+            was, now = led_bgr(committed, seat, led=led), led_bgr(fresh, seat, led=led)
+            assert max(abs(a - b) for a, b in zip(was, now, strict=True)) <= 6, (
+                f"{name}.png: seat {seat} LED {led} is {was}, the code draws {now}: {regenerate}"
+            )
+    assert float(np.abs(committed.astype(int) - fresh.astype(int)).mean()) < 3.0, f"{name}.png: {regenerate}"
 
 
 def test_docs_page_shows_every_picture():
