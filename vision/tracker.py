@@ -287,10 +287,19 @@ class Tracker:
             elif tr.confirmed and tr.hole_seat is not None and tr.missing == 0:
                 self._follow_hole_card(tr)
         fresh.sort(key=lambda tr: (tr.first_seen, tr.id))
+        dealt_now: set[int] = set()  # seats given a face-down card in this frame
         for tr in fresh:
             tr.initial_face = tr.face
             if self._came_back(tr):
                 continue
+            if tr.zone is not None and tr.zone[0] == "seat" and tr.face == "down":
+                if tr.zone[1] in dealt_now:
+                    # A dealer lays one card at a time: two face-down cards confirmed at one seat in one
+                    # frame are one card the detector split in two (an overlapping pair seen as three),
+                    # and counting both would rule a false wrong_card_count misdeal (issue 14). Silent.
+                    tr.silent = True
+                    continue
+                dealt_now.add(tr.zone[1])
             if tr.zone is None:
                 if tr.face == "down":
                     self._muck_arrivals.append(t)  # tossed toward the middle

@@ -51,6 +51,23 @@ def test_one_frame_flicker_makes_no_event(layout):
     assert all(o == [] for o in out)
 
 
+def test_a_card_split_in_two_is_one_card_dealt(layout):
+    """Two face-down cards confirmed at one seat in one frame are one card seen split (a dealer lays one at
+    a time): one `deal`, so that a seat's second card is no third one (no false wrong_card_count misdeal).
+    A third card dealt later is still counted."""
+    tr = Tracker(layout, debounce_frames=3)
+    x, y = _seat_point(layout, 3)
+    first = [_card(x, y)]
+    split = [*first, _card(x + 14, y), _card(x + 26, y)]  # the second card, found as two
+    third = [*split, _card(x - 30, y)]
+    events = [
+        tr.update({"cards": c, "button": None}, t)
+        for t, c in enumerate([first] * 4 + [split] * 4 + [third] * 4)
+    ]
+    deals = [e for out in events for e in out if e["type"] == "deal"]
+    assert deals == [{"type": "deal", "seat": 3}] * 3
+
+
 def test_card_counts_after_n_frames_in_arrival_order(layout):
     tr = Tracker(layout, debounce_frames=3)
     a, b = _seat_point(layout, 4), _seat_point(layout, 1)
