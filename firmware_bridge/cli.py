@@ -100,11 +100,13 @@ def signal_picture(name: str, leds_per_seat: int = 8) -> dict[str, Any]:
 
 def render_signal(name: str, path: str | Path, leds_per_seat: int = 8) -> Path:
     """Render one catalogue signal (or `offline`) to `path`."""
+    return _draw_picture(signal_picture(name, leds_per_seat), path)
+
+
+def _draw_picture(pic: dict[str, Any], path: str | Path) -> Path:
     from firmware_bridge.render import render_rim
 
-    pic = signal_picture(name, leds_per_seat)
-    segments = [[tuple(p) for p in seat] for seat in pic["leds"]]
-    return render_rim(segments, pic["text"], path, labels=pic["labels"], title=pic["title"])
+    return render_rim(pic["leds"], pic["text"], path, labels=pic["labels"], title=pic["title"])
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -123,12 +125,13 @@ def _render(args: argparse.Namespace) -> int:
         print(out)
         return 0
     if args.all is not None:
-        index = {}
+        index = []
         for name in names:
-            print(render_signal(name, Path(args.all) / f"{name}.png", args.leds_per_seat))
-            index[name] = signal_picture(name, args.leds_per_seat)
+            pic = signal_picture(name, args.leds_per_seat)
+            print(_draw_picture(pic, Path(args.all) / f"{name}.png"))
+            index.append(f"{json.dumps(name)}: {json.dumps(pic)}")
         index_path = Path(args.all) / "index.json"
-        index_path.write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+        index_path.write_text("{\n" + ",\n".join(index) + "\n}\n", encoding="utf-8")  # a line a picture
         print(index_path)
         return 0
     from firmware_bridge.render import render_scene

@@ -162,8 +162,8 @@ async def test_the_retained_state_follows_the_panel(tmp_path):
         for line in HAND:
             await service.inject(line)
         await service.panel.sim.wait_for(lambda st: st.get("text", "").startswith("HAND 1"))
-        await rec.wait_for(  # no state document may have arrived yet on a loaded machine
-            lambda r: any((d["panel"]["scene"] or "").startswith("HAND 1") for d in r.docs("state")[-1:]),
+        await rec.wait_for(
+            lambda r: r.docs("state") and (r.docs("state")[-1]["panel"]["scene"] or "").startswith("HAND 1"),
             timeout=5,
         )
 
