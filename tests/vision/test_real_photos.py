@@ -52,7 +52,7 @@ SAMPLE = {
     ],
 }
 # source: (card recall floor, built-in reading floor over the cards found)
-FLOORS = {  # a margin under what this sample measured (3 s budget, busy machine, the leave-one-out folds)
+FLOORS = {  # a margin under what this sample measured (10 s budget, busy machine, the leave-one-out folds)
     # after the detector's paper guard and the reader's white-relative picture test (issue 12, 2026-12-02);
     # before them: recall 0.526 / 0.312 / 0.625-0.75, reading 0.2-0.3 / 0.6 / 0.4-0.833
     "edje_pinochle_train": (0.45, 0.45),  # 0.526 (10 of 19 cards); read 0.600 (6 of 10)
@@ -72,12 +72,13 @@ def _score(source: str) -> RealScore:
     missing = [n for n in names if n not in labels or not (root / source / n).is_file()]
     if missing:
         pytest.skip(f"{root / source}: sample photos missing: {', '.join(missing)}")
-    # a roomy budget: on a busy machine even CPU time stretches, and the figures must not depend on it
+    # a roomy budget: on a busy machine even CPU time stretches, and the figures must not depend on it.
+    # cam_image9 takes 2.3-4.6 s of CPU here; at 3 s, under pytest here, its two cards were left unread (the budget reached)
     fold = WEIGHTS.parent / "loso"
     verifier = fold / f"quad_verifier_without_{source}.npz"
     calibration = fold / f"read_confidence_without_{source}.json"
     det = Detector(
-        budget_ms=3000,
+        budget_ms=10_000,
         verifier_path=str(verifier) if verifier.is_file() else None,
         calibration=str(calibration) if calibration.is_file() else None,
     )
