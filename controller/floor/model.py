@@ -676,7 +676,10 @@ class Floor:
     def _picture_doc(self, t: TableModel) -> dict[str, Any]:
         """What the page shows beside the picture: the ruling it belongs to, in words, and when."""
         if t.picture is None:
-            return {"picture": None, "picture_note": "No camera picture yet: the table sends one at its next alert."}
+            return {
+                "picture": None,
+                "picture_note": "No camera picture yet: the table sends one at its next alert.",
+            }
         h = t.picture_header
         kind = str(h.get("type") or "alert")
         line = {k: v for k, v in h.items() if k in ("type", "reason", "rule", "seat")}

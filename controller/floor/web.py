@@ -91,7 +91,9 @@ def make_app(service: Any, sessions: Sessions | None = None) -> Starlette:
             return JSONResponse({"ok": False, "message": "no such table in this event"}, status_code=404)
         data = service.floor.picture(table_id)
         if data is None:
-            return JSONResponse({"ok": False, "message": "no camera picture from this table yet"}, status_code=404)
+            return JSONResponse(
+                {"ok": False, "message": "no camera picture from this table yet"}, status_code=404
+            )
         return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     async def view(_request: Request) -> Response:

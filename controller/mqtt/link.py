@@ -282,7 +282,10 @@ class MqttLink:
                     len(self.outbox),
                 )
                 await run_together(
-                    self._drain(client), self._receive(client), self._send_replies(client), what="the MQTT link"
+                    self._drain(client),
+                    self._receive(client),
+                    self._send_replies(client),
+                    what="the MQTT link",
                 )
             except BaseException as exc:
                 # not the network's fault: the connection is still up, so say `offline` ourselves

@@ -203,7 +203,11 @@ class TableService:
         """The picture at each alert, where the table has a camera and the venue wants it."""
         m, part = self.cfg.mqtt, self.health.part("picture")
         if self.cfg.devices.camera == "none" or not m.publish_picture:
-            why = "devices.camera = none" if self.cfg.devices.camera == "none" else "mqtt.publish_picture = false"
+            why = (
+                "devices.camera = none"
+                if self.cfg.devices.camera == "none"
+                else "mqtt.publish_picture = false"
+            )
             part.set("disabled", why)
             return
         topic = self.topics.picture

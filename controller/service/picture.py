@@ -67,7 +67,9 @@ def render_picture(
 
     h, w = frame.shape[:2]
     if (w, h) != tuple(int(v) for v in layout.image_size):
-        raise ValueError(f"frame is {w}x{h} but the layout is for {layout.image_size[0]}x{layout.image_size[1]}")
+        raise ValueError(
+            f"frame is {w}x{h} but the layout is for {layout.image_size[0]}x{layout.image_size[1]}"
+        )
     out_w = min(width, w)
     out_h = max(1, round(h * out_w / w))
     small = cv2.resize(frame, (out_w, out_h), interpolation=cv2.INTER_AREA) if out_w != w else frame.copy()
@@ -137,7 +139,9 @@ class PicturePublisher:
             return
         self.published += 1
         self.health.count("published")
-        self.health.set("ok", f"last picture: {header.get('type')} (seq {header.get('seq')}), {len(payload)} bytes")
+        self.health.set(
+            "ok", f"last picture: {header.get('type')} (seq {header.get('seq')}), {len(payload)} bytes"
+        )
         self._last_failure = ""
 
     def _skip(self, why: str) -> None:

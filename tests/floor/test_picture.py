@@ -21,7 +21,13 @@ async def test_the_floor_serves_the_picture_of_a_real_tables_misdeal_behind_its_
     proc = service_process(camera_table(tmp_path, mosquitto.port, camera), tmp_path / "T1.log")
     cfg = parse_floor_config(
         {
-            "floor": {"venue": "den", "event": "E1", "profile": "cool_mule", "tables": ["T1", "T2"], "seats": 6},
+            "floor": {
+                "venue": "den",
+                "event": "E1",
+                "profile": "cool_mule",
+                "tables": ["T1", "T2"],
+                "seats": 6,
+            },
             "registry": {"url": f"sqlite:///{tmp_path / 'registry.sqlite3'}"},
             "broker": {"host": "127.0.0.1", "port": mosquitto.port, "client_id": "floor-picture"},
             "web": {"port": free_port(), "password_file": secret_file(tmp_path)},
@@ -31,7 +37,10 @@ async def test_the_floor_serves_the_picture_of_a_real_tables_misdeal_behind_its_
     base = f"http://127.0.0.1:{cfg.web_port}"
     prefix = "smarttable/v1/den/T1"
     try:
-        async with running_floor(cfg) as floor, director(mosquitto.port, prefix) as (client, replies, pictures, _):
+        async with (
+            running_floor(cfg) as floor,
+            director(mosquitto.port, prefix) as (client, replies, pictures, _),
+        ):
             before = await asyncio.to_thread(login_and_get, base, "/api/table/T1")
             assert before[0] == 200 and json.loads(before[2])["picture"] is None
             assert json.loads(before[2])["picture_note"].startswith("No camera picture yet")
@@ -50,7 +59,11 @@ async def test_the_floor_serves_the_picture_of_a_real_tables_misdeal_behind_its_
             detail = json.loads((await asyncio.to_thread(login_and_get, base, "/api/table/T1"))[2])
             info = detail["picture_info"]
             assert detail["picture"].startswith("/api/table/T1/picture")
-            assert info["type"] == "misdeal" and info["rule"] == "cool_mule:5.g" and "misdeal" in info["text"].lower()
+            assert (
+                info["type"] == "misdeal"
+                and info["rule"] == "cool_mule:5.g"
+                and "misdeal" in info["text"].lower()
+            )
             assert info["seq"] == read_header(got[2])["seq"] and info["taken"] and info["t"]
     finally:
         proc.terminate()

@@ -154,9 +154,9 @@ async def rule_a_misdeal(client: aiomqtt.Client, prefix: str, camera: FolderCame
     """Seat four players, start a hand, and let the camera see its first card dealt face up
     (cool_mule:5.g: a misdeal). Returns the frame the camera saw."""
     for s in SEATED:
-        assert (await command(client, prefix, "seat", {"seat": s, "player": f"P{s}", "stack": 10000}, replies))[
-            "ok"
-        ]
+        assert (
+            await command(client, prefix, "seat", {"seat": s, "player": f"P{s}", "stack": 10000}, replies)
+        )["ok"]
     assert (await command(client, prefix, "level", {"sb": 50, "bb": 100}, replies))["ok"]
     reply = await command(client, prefix, "hand_start", {}, replies)
     hands = [o for o in reply.get("outputs", []) if o["type"] == "hand"]
@@ -174,7 +174,14 @@ async def director(port: int, prefix: str):
     rulings: list[dict] = []
     online = asyncio.Event()
     async with aiomqtt.Client("127.0.0.1", port, protocol=aiomqtt.ProtocolVersion.V311, timeout=10) as c:
-        await c.subscribe([(f"{prefix}/reply/test", 1), (f"{prefix}/picture", 1), (f"{prefix}/rulings", 1), (f"{prefix}/status", 1)])
+        await c.subscribe(
+            [
+                (f"{prefix}/reply/test", 1),
+                (f"{prefix}/picture", 1),
+                (f"{prefix}/rulings", 1),
+                (f"{prefix}/status", 1),
+            ]
+        )
 
         async def read():
             async for m in c.messages:
@@ -253,7 +260,9 @@ async def test_a_venue_can_turn_the_picture_off(tmp_path, mosquitto):
         proc.wait(10)
 
 
-async def test_a_picture_that_cannot_be_made_is_counted_and_logged_once_and_the_table_rules_on(tmp_path, caplog):
+async def test_a_picture_that_cannot_be_made_is_counted_and_logged_once_and_the_table_rules_on(
+    tmp_path, caplog
+):
     """A camera whose frames stop matching its layout (its resolution changed): each alert's
     picture fails, `health.picture` says why and counts it, the log says it once, every ruling is
     still made."""
