@@ -43,9 +43,8 @@ class Level(msgspec.Struct):
     ante: int = 0
     big_blind_ante: bool = False  # the big blind pays the table's ante (an addition to `level`)
     minutes: int | None = None  # the level's length, where the floor says it (an addition: clock_call.py)
-    number: int | None = (
-        None  # the event's level number, where the floor says it (corner_pocket:General Rules.C)
-    )
+    # the event's level number, where the floor says it (corner_pocket:General Rules.C)
+    number: int | None = None
 
 
 class SeatsAndLevels:
