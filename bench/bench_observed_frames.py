@@ -120,17 +120,25 @@ def fault_deal(table: Table, rng: random.Random, hand: dict) -> tuple[str, list,
     if kind == "first_cards_exposed":
         start = table.k
         said += table.step(lambda cam: cam.deal_to(order[0], face_up=True))
-        seen = any(ln["type"] == "deal" and ln.get("seat") == order[0] for ln in table.camera_lines[mark:])
-        seen = seen and any("card" in ln or ln.get("face") == "up" for ln in table.camera_lines[mark:])
+
+        def visible(lines: list[dict]) -> bool:
+            deals = [ln for ln in lines if ln["type"] == "deal" and ln.get("seat") == order[0]]
+            return any("card" in ln or ln.get("face") == "up" for ln in deals)
     elif kind == "first_card_wrong_seat":
         start = table.k
         said += table.step(lambda cam: cam.deal_to(order[1]))
-        seen = any(ln["type"] == "deal" and ln.get("seat") == order[1] for ln in table.camera_lines[mark:])
+
+        def visible(lines: list[dict]) -> bool:
+            return any(ln["type"] == "deal" and ln.get("seat") == order[1] for ln in lines)
+
     elif kind == "dealt_to_ineligible_seat":
         said += table.step(lambda cam: cam.deal_to(order[0]))
         start = table.k
         said += table.step(lambda cam: cam.deal_to(SEATS))
-        seen = any(ln["type"] == "deal" and ln.get("seat") == SEATS for ln in table.camera_lines[mark:])
+
+        def visible(lines: list[dict]) -> bool:
+            return any(ln["type"] == "deal" and ln.get("seat") == SEATS for ln in lines)
+
     elif kind == "multiple_exposed":
         for i, s in enumerate(order):
             said += table.step(lambda cam, s=s, up=i == 2: cam.deal_to(s, face_up=up))
@@ -138,21 +146,24 @@ def fault_deal(table: Table, rng: random.Random, hand: dict) -> tuple[str, list,
         said += table.step(lambda cam: cam.deal_to(order[1]))
         start = table.k
         said += table.step(lambda cam: cam.deal_to(order[3], face_up=True))
-        ups = [
-            ln
-            for ln in table.camera_lines[mark:]
-            if ln["type"] == "deal" and ("card" in ln or ln.get("face") == "up")
-        ]
-        seen = len(ups) >= 2
+
+        def visible(lines: list[dict]) -> bool:
+            ups = [ln for ln in lines if ln["type"] == "deal" and ("card" in ln or ln.get("face") == "up")]
+            return len(ups) >= 2
+
     else:  # wrong_card_count: a third card to the second seat
         for s in order * 2:
             said += table.step(lambda cam, s=s: cam.deal_to(s))
         start = table.k
         said += table.step(lambda cam: cam.deal_to(order[1]))
-        deals = [ln for ln in table.camera_lines[mark:] if ln["type"] == "deal"]
-        seen = len(deals) == 2 * len(order) + 1
+
+        def visible(lines: list[dict]) -> bool:
+            return len([ln for ln in lines if ln["type"] == "deal"]) == 2 * len(order) + 1
+
     said += table.frames(QUIET_FRAMES)
-    return kind, said, start, seen
+    # what the tracker reported up to the end of the deal, its debounce settled: a card it reports
+    # a few frames after the step is still one the camera saw
+    return kind, said, start, visible(table.camera_lines[mark:])
 
 
 def clean_hand(table: Table, rng: random.Random, hand: dict) -> list:
