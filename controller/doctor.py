@@ -260,19 +260,13 @@ async def check_broker(cfg: Any, env: Environment) -> Check:
     import ssl
 
     try:
-        tls = b.tls_context()
+        login = b.login(password)
     except (OSError, ssl.SSLError) as exc:
         return Check("broker", FAIL, f"TLS files: {exc}", "check broker.ca_file/cert_file/key_file")
-    where = f"{b.host}:{b.port}{' (TLS)' if tls else ''}{' as ' + b.username if b.username else ''}"
+    where = f"{b.host}:{b.port}{' (TLS)' if b.tls else ''}{' as ' + b.username if b.username else ''}"
     try:
         async with aiomqtt.Client(
-            b.host,
-            b.port,
-            username=b.username or None,
-            password=password or None,
-            tls_context=tls,
-            timeout=env.timeout,
-            identifier=f"smart-table-doctor-{os.getpid()}",
+            **login, timeout=env.timeout, identifier=f"smart-table-doctor-{os.getpid()}"
         ):
             pass
     except aiomqtt.MqttError as exc:

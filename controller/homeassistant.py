@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import sys
 from typing import Any
@@ -101,18 +102,11 @@ async def publish(cfg: Any, *, remove: bool = False, timeout: float = 10.0) -> i
     from controller.service.config import read_secret
 
     b = cfg.broker
-    host, port = (b.host, b.port) if b.host else ("127.0.0.1", b.embedded_port)
-    tls = b.tls_context() if b.host else None
+    if not b.host:  # the service's embedded broker, on this machine
+        b = dataclasses.replace(b, host="127.0.0.1", port=b.embedded_port, tls=False)
     messages = discovery_messages(cfg.table.venue, cfg.table.id, version())
-    async with aiomqtt.Client(
-        host,
-        port,
-        username=b.username or None,
-        password=read_secret(b.password_file) or None,
-        tls_context=tls,
-        timeout=timeout,
-        protocol=aiomqtt.ProtocolVersion.V311,
-    ) as client:
+    login = b.login(read_secret(b.password_file))
+    async with aiomqtt.Client(**login, timeout=timeout, protocol=aiomqtt.ProtocolVersion.V311) as client:
         for topic, payload in messages:
             await client.publish(topic, b"" if remove else json.dumps(payload).encode(), qos=1, retain=True)
     return len(messages)

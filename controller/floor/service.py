@@ -169,10 +169,7 @@ class FloorService:
         while not stop.is_set():
             try:
                 async with aiomqtt.Client(
-                    b.host,
-                    b.port,
-                    username=b.username or None,
-                    password=password or None,
+                    **b.login(password),
                     identifier=b.client_id,
                     clean_session=False,
                     protocol=aiomqtt.ProtocolVersion.V311,

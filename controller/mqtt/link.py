@@ -93,6 +93,20 @@ class BrokerConfig:
             context.verify_mode = ssl.CERT_NONE
         return context
 
+    def login(self, password: str) -> dict[str, Any]:
+        """`aiomqtt.Client`'s keyword arguments for where the broker is and how to log in: host and port,
+        the user and `password` (read from `password_file` by the caller) when there is a user, and the
+        TLS context when `tls` is on (raises as `tls_context` does). Every client of the table's and the
+        floor's brokers logs in through this."""
+        kwargs: dict[str, Any] = {"hostname": self.host, "port": self.port}
+        if self.username:
+            kwargs["username"] = self.username
+            kwargs["password"] = password or None
+        if self.tls:
+            kwargs["tls_context"] = self.tls_context()
+            kwargs["tls_insecure"] = self.tls_insecure
+        return kwargs
+
 
 def _no_ack() -> None:
     return None
@@ -163,8 +177,7 @@ class MqttLink:
 
         s = self.settings
         kwargs: dict[str, Any] = {
-            "hostname": s.host,
-            "port": s.port,
+            **s.login(self.password),
             "identifier": s.client_id or None,
             "keepalive": s.keepalive,
             "will": aiomqtt.Will(self.topics.status, b"offline", qos=1, retain=True),
@@ -186,12 +199,6 @@ class MqttLink:
         else:
             kwargs["protocol"] = aiomqtt.ProtocolVersion.V311
             kwargs["clean_session"] = not persistent
-        if s.username:
-            kwargs["username"] = s.username
-            kwargs["password"] = self.password or None
-        if s.tls:
-            kwargs["tls_context"] = s.tls_context()
-            kwargs["tls_insecure"] = s.tls_insecure
         return kwargs
 
     async def run(self) -> None:

@@ -509,11 +509,7 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
             player = players.get(seat)
             if player is None:
                 continue
-            player.dealt = True
-            if player.penalty_hands > 0:
-                player.penalty_hands -= 1
-                if player.penalty_hands == 0:
-                    player.away = False
+            player.hand_dealt()
             stack = player.stack
             if stack is not None:
                 chips = final.get(seat)
@@ -542,13 +538,8 @@ class TableEngine(SeatsAndLevels, DealMonitor, ClockCalls):
         tapped out during the hand (`leave`, reason eliminated) leave now."""
         for seat in h.positions.dealt_in:
             player = self.players.get(seat)
-            if player is None:
-                continue
-            player.dealt = True
-            if player.penalty_hands > 0:
-                player.penalty_hands -= 1
-                if player.penalty_hands == 0:
-                    player.away = False
+            if player is not None:
+                player.hand_dealt()
         self._vacate_leaving()
         self.previous = h.positions
         h.play = None

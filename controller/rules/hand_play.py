@@ -371,17 +371,7 @@ class HandPlay(BoardAndShowdown):
             self.folded.add(seat)
             self._live.remove(seat)  # `_check_actor` saw it unfolded
         else:
-            # `_put(seat, to - round_in, bet=True)` written out: the chips move into this round's bets.
-            round_in = self.round_in
-            chips = to - round_in[seat]
-            stack = self.stacks[seat]
-            if stack is not None:
-                if chips >= stack:
-                    chips = stack
-                    self.all_in.add(seat)
-                self.stacks[seat] = stack - chips
-            self.total[seat] += chips
-            round_in[seat] += chips
+            chips = self._put(seat, to - self.round_in[seat], bet=True)
         self.acted.append((seat, kind, chips))
         self.history.append(("action", seat, kind, to))
         if (kind == "bet" or kind == "raise") and to > self.current:

@@ -32,6 +32,15 @@ class Player(msgspec.Struct):
     def busted(self) -> bool:
         return self.stack is not None and self.stack <= 0
 
+    def hand_dealt(self) -> None:
+        """A hand this player was dealt in has ended: they count as dealt, and a penalty has one hand
+        fewer to run; served, they are back (dragons_den:40)."""
+        self.dealt = True
+        if self.penalty_hands > 0:
+            self.penalty_hands -= 1
+            if self.penalty_hands == 0:
+                self.away = False
+
 
 class Positions(msgspec.Struct):
     """Where everything is for one hand: the `hand` output line, less the hand number. Read-only once
