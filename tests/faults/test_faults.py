@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import subprocess
 from pathlib import Path
 
 from controller.service.app import TableService
@@ -141,17 +142,27 @@ def _service_toml(tmp_path: Path, port: int) -> Path:
     )
 
 
-async def _restarting_table_under_commands(tmp_path: Path, broker, how: signal.Signals) -> None:
-    """Commands flow while the table process is stopped (`how`) and started again, twice."""
+def _table_process(tmp_path: Path, broker) -> tuple[Path, Path, subprocess.Popen]:
+    """The table service as its own process (so it can be killed), on the test's broker."""
     config = _service_toml(tmp_path, broker.port)
     log = tmp_path / "service.log"
-    proc = service_process(config, log)
+    return config, log, service_process(config, log)
+
+
+async def _seat_by_command(director: Director) -> None:
+    """Once the table is online, seat SEATED's players as a director does: each answered ok."""
+    await director.wait_for(lambda d: b"online" in d.status, timeout=15)
+    for line in SEATED:
+        assert (await director.ask("seat", {k: v for k, v in line.items() if k != "type"}))["ok"]
+
+
+async def _restarting_table_under_commands(tmp_path: Path, broker, how: signal.Signals) -> None:
+    """Commands flow while the table process is stopped (`how`) and started again, twice."""
+    config, log, proc = _table_process(tmp_path, broker)
     flood = range(1200)
     try:
         async with Director(broker.port, PREFIX) as director:
-            await director.wait_for(lambda d: b"online" in d.status, timeout=15)
-            for line in SEATED:
-                assert (await director.ask("seat", {k: v for k, v in line.items() if k != "type"}))["ok"]
+            await _seat_by_command(director)
             sender = asyncio.create_task(_send_all(director, flood))
             for restart in range(2):
                 await director.wait_for(lambda d, r=restart: len(d.replies) > 300 * (r + 1), timeout=20)
@@ -312,15 +323,11 @@ async def test_commands_without_an_id_are_applied_once_across_a_killed_table(tmp
     """A command without an `id` that the table logged but had not acknowledged when it was killed is
     delivered again by the broker (DUP, same packet id): it is answered as a duplicate, not applied
     twice; none is lost (issue 15). The same command sent twice on purpose is applied twice."""
-    config = _service_toml(tmp_path, broker.port)
-    log = tmp_path / "service.log"
-    proc = service_process(config, log)
+    config, log, proc = _table_process(tmp_path, broker)
     flood = range(1200)
     try:
         async with Director(broker.port, PREFIX) as director:
-            await director.wait_for(lambda d: b"online" in d.status, timeout=15)
-            for line in SEATED:
-                assert (await director.ask("seat", {k: v for k, v in line.items() if k != "type"}))["ok"]
+            await _seat_by_command(director)
             for _ in range(2):  # on purpose, twice: a new message each time, so applied twice
                 await director.publish("seat", _anonymous(5000), anonymous=True)
             sender = asyncio.create_task(_send_all_anonymous(director, flood))

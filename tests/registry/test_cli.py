@@ -32,6 +32,16 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def tap(pid: str, *extra: str) -> None:
+    """The player's card tapped on the desk's reader by another process, as at a real desk."""
+    subprocess.run(
+        [sys.executable, "-m", "controller.cli", "hil", "nfc", "tap", pid, *extra],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
 def tap_later(spool, tag, delay=0.2):
     def go():
         time.sleep(delay)
@@ -73,37 +83,17 @@ def test_write_check_revoke_with_simulated_reader(desk, capsys):
     assert code == 0, err
     assert f"card {blank.uid.hex()} written for {pid}, read back and verified" in out
 
-    # cards are tapped by another process, as at a real desk
-    env = {**os.environ}
-    subprocess.run(
-        [sys.executable, "-m", "controller.cli", "hil", "nfc", "tap", pid],
-        check=True,
-        env=env,
-        capture_output=True,
-        timeout=60,
-    )
+    tap(pid)
     code, out, _ = run(capsys, "register", "check", "--wait", "5")
     assert code == 0 and f"Ann Lee ({pid}), member active" in out
 
-    subprocess.run(
-        [sys.executable, "-m", "controller.cli", "hil", "nfc", "tap", pid, "--uid", "04010203040506"],
-        check=True,
-        env=env,
-        capture_output=True,
-        timeout=60,
-    )
+    tap(pid, "--uid", "04010203040506")
     code, out, _ = run(capsys, "register", "check", "--wait", "5")
     assert code == 1 and "[forged_card]" in out
 
     code, out, _ = run(capsys, "register", "revoke", pid, "--reason", "lost")
     assert code == 0 and "revoked (lost)" in out
-    subprocess.run(
-        [sys.executable, "-m", "controller.cli", "hil", "nfc", "tap", pid],
-        check=True,
-        env=env,
-        capture_output=True,
-        timeout=60,
-    )
+    tap(pid)
     code, out, _ = run(capsys, "register", "check", "--wait", "5")
     assert code == 1 and "[revoked_card]" in out
 

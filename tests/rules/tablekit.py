@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 from controller.rules.engine import TableEngine
 
@@ -110,3 +111,28 @@ SPEC_OUTPUT = [
     },
     {"type": "misdeal", "reason": "first_cards_exposed", "rule": "cool_mule:5.g"},
 ]
+
+
+def fuzzed_table(profile: str, actions: str = "entered") -> TableEngine:
+    """Where fuzzed lines start: four players at a nine-seat table, blinds 25/50, a hand begun."""
+    engine = TableEngine(profile, 9, actions=actions)
+    for s in (1, 3, 5, 7):
+        engine.feed(json.dumps({"type": "seat", "seat": s, "player": f"S{s}", "stack": 2000}))
+    engine.feed(json.dumps({"type": "level", "sb": 25, "bb": 50}))
+    engine.feed(json.dumps({"type": "hand_start"}))
+    return engine
+
+
+def feed_fuzzed(engine: TableEngine, events: list) -> Iterator[tuple[str, list[dict]]]:
+    """Feed each fuzzed event (raw text, or a dict whose None values are left out) and yield it as
+    text with its output, once checked for what no input may cause: an internal error, or a line
+    refused with errors only that still changed the table."""
+    for n, ev in enumerate(events, 10):
+        text = ev if isinstance(ev, str) else json.dumps({k: v for k, v in ev.items() if v is not None})
+        before = engine.snapshot()
+        out = engine.feed(text, n)
+        for line in out:
+            assert "internal error" not in line.get("message", ""), (text, line)
+        if out and all(line["type"] == "error" for line in out):
+            assert engine.snapshot() == before, text
+        yield text, out
