@@ -9,7 +9,7 @@ import json
 import pytest
 
 from controller.rules.engine import TableEngine
-from tests.rules.test_rulebook_fidelity import quoted
+from tests.rules.test_rulebook_fidelity import DODGE_AT_A_BROKEN_TABLE, quoted
 
 
 class Feed:
@@ -96,19 +96,7 @@ def _bb_skips_seat_4(profile: str) -> Feed:
     return f
 
 
-@pytest.mark.parametrize(
-    ("profile", "text"),
-    [
-        (
-            "cool_mule",
-            "Any player who intentionally dodges any blind when moving from a broken table will incur a penalty.",
-        ),
-        (
-            "dragons_den",
-            "A player who intentionally dodges any blind when moving from a broken table will incur a penalty.",
-        ),
-    ],
-)
+@pytest.mark.parametrize(("profile", "text"), DODGE_AT_A_BROKEN_TABLE)
 def test_a_moved_player_who_sits_down_after_the_big_blind_passed_his_seat_is_flagged(profile, text):
     quoted(profile, text)
     f = _bb_skips_seat_4(profile)

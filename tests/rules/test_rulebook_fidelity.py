@@ -17,6 +17,20 @@ from tests.rules.tablekit import HAND_END, HAND_START, Table, act, deal, of_type
 RULEBOOKS = Path(__file__).resolve().parents[2].parent / "shared" / "rulebooks"
 
 
+# The two books that penalise a blind dodged only by a player moving from a broken table (cool_mule:6.f,
+# dragons_den:25): (profile, the book's words).
+DODGE_AT_A_BROKEN_TABLE = [
+    (
+        "cool_mule",
+        "Any player who intentionally dodges any blind when moving from a broken table will incur a penalty.",
+    ),
+    (
+        "dragons_den",
+        "A player who intentionally dodges any blind when moving from a broken table will incur a penalty.",
+    ),
+]
+
+
 def quoted(book: str, text: str) -> str:
     """`text`, after checking it is the book's own wording (whitespace and case aside)."""
     path = RULEBOOKS / f"{book}.txt"
@@ -1178,19 +1192,7 @@ def test_a_seat_change_that_skips_no_blind_is_not_flagged():
     assert t.feed({"type": "leave", "seat": 1, "reason": "left"}, seat(7, "P1")) == []
 
 
-@pytest.mark.parametrize(
-    ("profile", "text"),
-    [
-        (
-            "cool_mule",
-            "Any player who intentionally dodges any blind when moving from a broken table will incur a penalty.",
-        ),
-        (
-            "dragons_den",
-            "A player who intentionally dodges any blind when moving from a broken table will incur a penalty.",
-        ),
-    ],
-)
+@pytest.mark.parametrize(("profile", "text"), DODGE_AT_A_BROKEN_TABLE)
 def test_where_the_dodge_is_at_a_broken_table_the_table_flags_nothing_but_knows_the_player(profile, text):
     quoted(profile, text)
     t = _after_one_hand(profile)
