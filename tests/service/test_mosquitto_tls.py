@@ -97,3 +97,22 @@ async def test_a_broker_the_venue_ca_did_not_sign_is_refused(tmp_path, tls_broke
         assert mqtt.status != "ok"
         assert "certificate" in mqtt.detail.lower() or "ssl" in mqtt.detail.lower(), mqtt.detail
         assert len(service.outbox) > 0  # the publications wait in the outbox, nothing was sent
+
+
+async def test_doctor_reaches_a_tls_broker_through_the_tables_own_login(tmp_path, tls_broker):
+    """`smart-table doctor` logs in as the table does (BrokerConfig.login): with the venue's CA the
+    broker check passes and says TLS; with a CA that did not sign the broker it fails and says why."""
+    from controller.doctor import FAIL, OK, Environment, check_broker
+
+    broker, ca = tls_broker
+    other_ca, _, _ = make_ca_and_server(tmp_path / "other", "impostor")
+    results = {}
+    for name, authority in (("venue", ca), ("impostor", other_ca)):
+        cfg = table_config(
+            tmp_path / name,
+            broker={"host": "127.0.0.1", "port": broker.port, "tls": True, "ca_file": str(authority)},
+        )
+        results[name] = await check_broker(cfg, Environment(timeout=3))
+    assert results["venue"].status == OK and "(TLS)" in results["venue"].detail, results["venue"]
+    assert results["impostor"].status == FAIL, results["impostor"]
+    assert "certificate" in results["impostor"].detail.lower(), results["impostor"]
