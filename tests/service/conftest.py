@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -76,3 +77,21 @@ def service_process(config: Path, log: Path, env: dict[str, str] | None = None) 
             stderr=err,
             env={**os.environ, **(env or {})},
         )
+
+
+async def run_top(*args: str, columns: int = 200) -> tuple[int, str, str]:
+    """`smart-table top ARGS` as its own process in a terminal `columns` wide: (exit status, out, err)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "controller.cli",
+        "top",
+        *args,
+        cwd=REPO,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={"COLUMNS": str(columns), "PATH": "/usr/bin:/bin"},
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 40)
+    assert proc.returncode is not None  # communicate() waited for it
+    return proc.returncode, out.decode(), err.decode()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -12,7 +11,7 @@ from rich.console import Console
 from controller.mqtt.topics import TableTopics
 from controller.service.app import TableService
 from controller.service.top import TopModel, render
-from tests.service.conftest import FLASH, HAND, REPO, table_config, write_toml
+from tests.service.conftest import FLASH, HAND, REPO, run_top, table_config, write_toml
 
 
 def smart_table(*args: str) -> subprocess.CompletedProcess[str]:
@@ -82,23 +81,7 @@ async def test_top_once_against_a_running_table(tmp_path):
                 "broker": {"host": "127.0.0.1", "port": service.broker.port},
             },
         )
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "controller.cli",
-            "top",
-            "--config",
-            str(config),
-            "--once",
-            "--wait",
-            "1.5",
-            cwd=REPO,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env={"COLUMNS": "160", "PATH": "/usr/bin:/bin"},
-        )
-        out, err = await asyncio.wait_for(proc.communicate(), 30)
-    text = out.decode()
-    assert proc.returncode == 0, err.decode()
+        code, text, err = await run_top("--config", str(config), "--once", "--wait", "1.5", columns=160)
+    assert code == 0, err
     assert "testvenue/t1" in text and "online" in text and "misdeal" in text
     assert "A" in text and "cool_mule" in text

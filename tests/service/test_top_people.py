@@ -4,26 +4,9 @@ to see live (from the retained state) as sentences, and an unreachable broker is
 from __future__ import annotations
 
 import asyncio
-import sys
 
 from controller.service.app import TableService
-from tests.service.conftest import FLASH, HAND, REPO, table_config
-
-
-async def _top(*args: str) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "controller.cli",
-        "top",
-        *args,
-        cwd=REPO,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), 40)
-    return proc.returncode, out.decode(), err.decode()
+from tests.service.conftest import FLASH, HAND, run_top, table_config
 
 
 async def test_top_alone_finds_the_table_and_shows_its_retained_rulings(tmp_path):
@@ -32,7 +15,7 @@ async def test_top_alone_finds_the_table_and_shows_its_retained_rulings(tmp_path
         for line in [*HAND, FLASH]:
             await service.inject(line)
         await asyncio.sleep(0.5)  # the state is published; top starts after the misdeal was ruled
-        code, text, err = await _top("--port", str(service.broker.port), "--once", "--wait", "2")
+        code, text, err = await run_top("--port", str(service.broker.port), "--once", "--wait", "2")
     assert code == 0, err
     assert "1 table on 127.0.0.1:" in text and "testvenue/t1" in text
     assert "from the table's retained state" in text
@@ -51,7 +34,7 @@ async def test_top_lists_every_table_on_the_broker(tmp_path):
         )
         async with TableService(second):
             await asyncio.sleep(1.0)
-            code, text, err = await _top("--port", str(one.broker.port), "--once", "--wait", "2")
+            code, text, err = await run_top("--port", str(one.broker.port), "--once", "--wait", "2")
     assert code == 0, err
     assert "2 tables on" in text and "testvenue/t1" in text and "testvenue/t2" in text
 
@@ -63,7 +46,7 @@ async def test_top_on_an_unreachable_broker_says_so_and_exits_1():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     for extra in (("--once", "--wait", "1"), ()):
-        code, _, err = await _top("--port", str(port), *extra)
+        code, _, err = await run_top("--port", str(port), *extra)
         assert code == 1, (extra, err)
         assert f"cannot reach the broker at 127.0.0.1:{port}" in err
 
@@ -71,7 +54,7 @@ async def test_top_on_an_unreachable_broker_says_so_and_exits_1():
 async def test_top_once_with_nothing_published_exits_1(tmp_path):
     cfg = table_config(tmp_path)
     async with TableService(cfg) as service:
-        code, _, _ = await _top(
+        code, _, _ = await run_top(
             "--port", str(service.broker.port), "--venue", "other", "--table", "x", "--once"
         )
     assert code == 1
