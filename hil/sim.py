@@ -982,6 +982,19 @@ def _seen_camera(sim: SimTable, mark: int) -> str:
     return "; ".join(lines[-6:]) if lines else "nothing"
 
 
+async def _camera_must_report(
+    sim: SimTable, mark: int, wanted: Callable[[dict[str, Any]], bool], timeout: float, what: str
+) -> dict[str, Any]:
+    """The first camera line since `mark` that is `wanted`; the step fails when none comes within
+    `timeout`, naming `what` the camera should have reported and the last lines it did report."""
+    got = await sim.camera_reports(mark, wanted, timeout)
+    if got is None:
+        raise StepFailed(
+            f"the camera did not report {what} within {timeout:.0f} s; it reported: {_seen_camera(sim, mark)}"
+        )
+    return got
+
+
 async def _camera_or_entered(sim, mark: int, line: dict[str, Any], timeout: float) -> None:
     """The camera's report of what the step rendered (same type, same seat); where the camera does not
     see it in time, the simulator enters the line itself, as a dealer's tablet would, and the run's
@@ -1003,13 +1016,10 @@ async def _deal_one(sim: SimTable, seat: int, card: str | None, flashed: bool) -
     def seen(line: dict[str, Any]) -> bool:
         return line.get("type") == "deal" and line.get("seat") == seat and (("card" in line) == flashed)
 
-    got = await sim.camera_reports(mark, seen, sim.settings.step_timeout)
-    if got is None:
-        how = "face up" if flashed else "face down"
-        raise StepFailed(
-            f"the camera did not report the card dealt {how} to seat {seat} within "
-            f"{sim.settings.step_timeout:.0f} s; it reported: {_seen_camera(sim, mark)}"
-        )
+    how = "face up" if flashed else "face down"
+    await _camera_must_report(
+        sim, mark, seen, sim.settings.step_timeout, f"the card dealt {how} to seat {seat}"
+    )
     await sim.settle(quiet=0.05, longest=1.0)
 
 
@@ -1048,14 +1058,13 @@ async def _do_step(sim: SimTable, step: Step) -> None:
         moved = sim.button_at != v
         sim.button_at = v
         if moved:
-            got = await sim.camera_reports(
-                mark, lambda ln: ln.get("type") == "button_seen" and ln.get("seat") == v, timeout
+            await _camera_must_report(
+                sim,
+                mark,
+                lambda ln: ln.get("type") == "button_seen" and ln.get("seat") == v,
+                timeout,
+                f"the button in front of seat {v}",
             )
-            if got is None:
-                raise StepFailed(
-                    f"the camera did not see the button in front of seat {v} within {timeout:.0f} s; "
-                    f"it reported: {_seen_camera(sim, mark)}"
-                )
         await sim.settle()
     elif kind == "hand_start":
         if sim.cards_on_felt:
@@ -1109,14 +1118,13 @@ async def _do_step(sim: SimTable, step: Step) -> None:
     elif kind == "expose":
         mark = len(sim.camera_lines)
         code = await sim.change_table(lambda cam: cam.expose(v["seat"], int(v.get("index", 0))))
-        got = await sim.camera_reports(
-            mark, lambda ln: ln.get("type") == "expose" and ln.get("seat") == v["seat"], timeout
+        got = await _camera_must_report(
+            sim,
+            mark,
+            lambda ln: ln.get("type") == "expose" and ln.get("seat") == v["seat"],
+            timeout,
+            f"the card turned up at seat {v['seat']}",
         )
-        if got is None:
-            raise StepFailed(
-                f"the camera did not report the card turned up at seat {v['seat']} within "
-                f"{timeout:.0f} s; it reported: {_seen_camera(sim, mark)}"
-            )
         if v.get("by") == "player" and got.get("by") != "player":
             # The tracker tells a card turned up in a seat zone after the deal (the player's) from one that
             # arrived face up (the dealer's); where it could not, who turned the card up is told here.
@@ -1148,14 +1156,13 @@ async def _do_step(sim: SimTable, step: Step) -> None:
         mark = len(sim.camera_lines)
         await sim.change_table(lambda cam: cam.board(cards))
         sim.cards_on_felt += len(cards)
-        got = await sim.camera_reports(
-            mark, lambda ln: ln.get("type") == "board" and len(ln.get("cards") or []) == len(cards), timeout
+        await _camera_must_report(
+            sim,
+            mark,
+            lambda ln: ln.get("type") == "board" and len(ln.get("cards") or []) == len(cards),
+            timeout,
+            f"{len(cards)} board card(s)",
         )
-        if got is None:
-            raise StepFailed(
-                f"the camera did not report {len(cards)} board card(s) within {timeout:.0f} s; "
-                f"it reported: {_seen_camera(sim, mark)}"
-            )
         await sim.settle()
     elif kind == "burn":
         await sim.enter({"type": "burn"})
