@@ -207,12 +207,18 @@ def run(profile: str, hands: int, seed: int) -> dict[str, Any]:
         table.feed({"type": "seat", "seat": s, "player": f"P{s}", "stack": 10_000})
     table.feed({"type": "level", "sb": 50, "bb": 100})
     false_rulings: list[dict] = []
+    where: list[str] = []  # for each false ruling: the hand and the part of it (to replay that hand)
+
+    def false(found: list[dict], number: int, part: str) -> None:
+        false_rulings.extend(found)
+        where.extend(f"hand {number}, {part}" for _ in found)
+
     planted = seen = caught = caught_seen = 0
     to_ruling: list[float] = []
     missed: list[str] = []
-    for _ in range(hands):
+    for number in range(hands):
         hand, said = table.new_hand()
-        false_rulings += [o for o in rulings(said) if o["type"] in RULINGS]
+        false([o for o in rulings(said) if o["type"] in RULINGS], 1 + number, "the cards collected after it")
         if rng.random() < MISDEAL_SHARE:
             planted += 1
             kind, said, start, visible = fault_deal(table, rng, hand)
@@ -235,21 +241,25 @@ def run(profile: str, hands: int, seed: int) -> dict[str, Any]:
                 missed.append(f"{kind}: said {[o['type'] for o in rulings(said)]}")
             # the real scene: which seats hold a card face up, and which
             up = {s: {c.code for c in cards if c.face_up} for s, cards in table.cam._hole.items()}
-            false_rulings += [
-                o
-                for o in rulings(said)
-                if o["type"] != "misdeal" and o["type"] in RULINGS and not true_on_scene(o, up)
-            ]
+            false(
+                [
+                    o
+                    for o in rulings(said)
+                    if o["type"] != "misdeal" and o["type"] in RULINGS and not true_on_scene(o, up)
+                ],
+                1 + number,
+                f"a {kind} deal",
+            )
             hand, said = table.new_hand()  # the re-deal
-            false_rulings += [o for o in rulings(said) if o["type"] in RULINGS]
+            false([o for o in rulings(said) if o["type"] in RULINGS], 1 + number, "before the re-deal")
         said = clean_hand(table, rng, hand)
-        false_rulings += [o for o in rulings(said) if o["type"] in RULINGS]
+        false([o for o in rulings(said) if o["type"] in RULINGS], 1 + number, "a deal without error")
     return {
         "profile": profile,
         "hands": hands,
         "frames": table.k,
         "false_per_1000": 1000 * len(false_rulings) / hands,
-        "false_examples": false_rulings[:3],
+        "false_examples": list(zip(where, false_rulings, strict=True))[:3],
         "false_by_type": dict(Counter(o["type"] for o in false_rulings)),
         "planted": planted,
         "seen": seen,
@@ -290,8 +300,8 @@ def main_frames(argv: list[str]) -> int:
         )
         if r["false_by_type"]:
             print(f"    false rulings by type: {r['false_by_type']}")
-        for example in r["false_examples"]:
-            print(f"    false ruling: {json.dumps(example)}")
+        for part, example in r["false_examples"]:
+            print(f"    false ruling ({part}, seed {args.seed}): {json.dumps(example)}")
         for line in r["missed"]:
             print(f"    seen, not ruled: {line}")
         wrong = r["codes_wrong"]
