@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 from controller.rules.engine import TableEngine
 
@@ -123,10 +122,11 @@ def fuzzed_table(profile: str, actions: str = "entered") -> TableEngine:
     return engine
 
 
-def feed_fuzzed(engine: TableEngine, events: list) -> Iterator[tuple[str, list[dict]]]:
-    """Feed each fuzzed event (raw text, or a dict whose None values are left out) and yield it as
-    text with its output, once checked for what no input may cause: an internal error, or a line
-    refused with errors only that still changed the table."""
+def feed_fuzzed(engine: TableEngine, events: list) -> list[tuple[str, list[dict]]]:
+    """Feed each fuzzed event (raw text, or a dict whose None values are left out), checking each for
+    what no input may cause: an internal error, or a line refused with errors only that still changed
+    the table. Returns every event as text with its output, for the caller's own checks."""
+    fed = []
     for n, ev in enumerate(events, 10):
         text = ev if isinstance(ev, str) else json.dumps({k: v for k, v in ev.items() if v is not None})
         before = engine.snapshot()
@@ -135,4 +135,5 @@ def feed_fuzzed(engine: TableEngine, events: list) -> Iterator[tuple[str, list[d
             assert "internal error" not in line.get("message", ""), (text, line)
         if out and all(line["type"] == "error" for line in out):
             assert engine.snapshot() == before, text
-        yield text, out
+        fed.append((text, out))
+    return fed
