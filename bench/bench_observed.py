@@ -14,7 +14,11 @@ card codes the tracker named and how many of them were no face-up card on the ta
 the table publishes). About 1.5-3 s of CPU per rendered hand on one core: `--hands` bounds it (default
 40 per rulebook).
 
-    .venv/bin/python bench/bench_observed.py [--hands N] [--seed S]
+    .venv/bin/python bench/bench_observed.py [--hands N] [--seed S] [--profiles a,b] [--trace FILE]
+
+`--trace FILE` appends each hand with a false ruling as one JSON line: every frame of that hand with
+the detector's cards (centre, face, code, confidence), the face-up codes really on the table, the
+tracker's lines and the engine's answers, so a false ruling is found without replaying the run.
 
 LINES (`--lines`): the hands are protocol lines as the camera and the reader would send them, not rendered
 frames through the detector. The camera's imperfections are modelled on the lines: a fold or chips

@@ -40,6 +40,8 @@ class Table:
         detector = Detector(track=True)
         detector.layout = layout
         self.tracker = Tracker(layout, debounce_frames=3, detector=detector)
+        self.detector = detector
+        self.log: list[dict[str, Any]] = []  # this hand's frames, for --trace
         self.engine = TableEngine(profile, SEATS)
         self.n = 0  # engine line number
         self.k = 0  # frame number
@@ -59,12 +61,32 @@ class Table:
         for _ in range(count):
             t0 = time.perf_counter()
             frame, _truth = self.cam.frame()
-            lines = self.tracker.update(frame, self.k / FPS)
+            seen = self.detector.detect(frame)
+            lines = self.tracker.update(seen, self.k / FPS)
             self.frame_ms.append(1000 * (time.perf_counter() - t0))
+            said = []
             for line in lines:
                 self.check_codes(line)
                 self.camera_lines.append(line)
-                out.append((self.k, line, self.feed(line)))
+                said.append(self.feed(line))
+                out.append((self.k, line, said[-1]))
+            self.log.append(
+                {
+                    "frame": self.k,
+                    "up": sorted(c.code for c in self.cam.scene.cards if c.face_up),
+                    "cards": [
+                        [
+                            [round(float(v)) for v in c["center"]],
+                            c["face"],
+                            c.get("code"),
+                            round(float(c.get("confidence", 0.0)), 3),
+                        ]
+                        for c in seen.to_dict()["cards"]
+                    ],
+                    "lines": lines,
+                    "said": said,
+                }
+            )
             self.k += 1
         return out
 
@@ -199,7 +221,7 @@ def clean_hand(table: Table, rng: random.Random, hand: dict) -> list:
     return said
 
 
-def run(profile: str, hands: int, seed: int) -> dict[str, Any]:
+def run(profile: str, hands: int, seed: int, trace: str | None = None) -> dict[str, Any]:
     rng = random.Random(f"{seed}-{profile}-frames")
     table = Table(profile, seed)
     table.feed({"type": "table", "seats": SEATS, "profile": profile, "actions": "observed"})
@@ -212,11 +234,26 @@ def run(profile: str, hands: int, seed: int) -> dict[str, Any]:
     def false(found: list[dict], number: int, part: str) -> None:
         false_rulings.extend(found)
         where.extend(f"hand {number}, {part}" for _ in found)
+        if found and trace is not None:
+            with open(trace, "a", encoding="utf-8") as f:
+                f.write(
+                    json.dumps(
+                        {
+                            "profile": profile,
+                            "hand": number,
+                            "part": part,
+                            "false": found,
+                            "frames": table.log,
+                        }
+                    )
+                    + "\n"
+                )
 
     planted = seen = caught = caught_seen = 0
     to_ruling: list[float] = []
     missed: list[str] = []
     for number in range(hands):
+        table.log = []
         hand, said = table.new_hand()
         false([o for o in rulings(said) if o["type"] in RULINGS], 1 + number, "the cards collected after it")
         if rng.random() < MISDEAL_SHARE:
@@ -279,6 +316,9 @@ def main_frames(argv: list[str]) -> int:
     ap.add_argument("--hands", type=int, default=40, help="hands per rulebook (default 40)")
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--profiles", default=",".join(PROFILES))
+    ap.add_argument(
+        "--trace", metavar="FILE", help="append each hand with a false ruling, frame by frame, as JSON lines"
+    )
     args = ap.parse_args(argv)
     print(
         f"self-dealt tables, rendered frames ({WIDTH}x{HEIGHT}, {FPS:.0f} frames/s) through the detector "
@@ -290,7 +330,7 @@ def main_frames(argv: list[str]) -> int:
     )
     ok = True
     for profile in args.profiles.split(","):
-        r = run(profile, args.hands, args.seed)
+        r = run(profile, args.hands, args.seed, args.trace)
         share = r["caught_seen"] / r["seen"] if r["seen"] else 1.0
         ok &= r["false_per_1000"] == 0 and share >= 0.99
         print(

@@ -252,7 +252,8 @@ def _register_track(sub) -> None:
         type=float,
         default=None,
         metavar="C",
-        help="readings below this are not given as card codes (default: the tracker's)",
+        help="readings below this are not given as card codes, hole cards' and board cards' alike "
+        "(default: the tracker's, 0.5 for the board and 0.9 for hole cards)",
     )
     p.set_defaults(handler=cmd_track)
 
@@ -300,7 +301,11 @@ def cmd_track(args) -> int:
     except DeckModelError as exc:
         _err(f"track: {exc}")
         return 2
-    options = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
+    options = (
+        {}
+        if args.min_confidence is None
+        else {"min_confidence": args.min_confidence, "min_hole_confidence": args.min_confidence}
+    )
     tracker = Tracker(layout, debounce_frames=args.debounce, detector=detector, **options)
     processed = 0
     fitted = False

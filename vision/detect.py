@@ -62,6 +62,7 @@ DROP_BELOW = 0.02  # a lone felt-stage card the verifier gives less than this is
 REPLACE_MARGIN = 0.75  # a verified card this much more likely replaces the felt-stage cards under it
 REPLACE_SURE = 0.95  # ... if the verifier is at least this sure of it
 SMALL_SHARE = 0.5  # of the sure cards' width: narrower than that (perspective never halves it) is no card
+KNOWN_SIZE_SPAN = (0.6, 1.6)  # a verified card's width over a calibrated layout's card width, to be one
 PAPER_SHARE = 0.25  # felt-stage cards narrower than this share of a verified card they lie on are its print
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 # A J, Q or K is told apart by the letter of its index alone. On a card this narrow (full px) the letter
@@ -227,6 +228,13 @@ class Detector:
                 self._truncated |= cut
                 if self.track and not cut:
                     self._quad_memo = (thumb, quads)
+        if quads and self.layout is not None and self.layout.card_width_known:
+            # a calibrated table knows its deck's card size: a "card" the verifier vouches for at
+            # another size is not one of them (an overlapping hole-card pair's near-square outline,
+            # 2x a card wide, which would otherwise make every real card look too small to keep)
+            known = self.layout.card_width_px() / stride
+            lo, hi = KNOWN_SIZE_SPAN
+            quads = [q for q in quads if lo <= _card_dims(q.corners)[0] / known <= hi]
         self._quad_widths = [_card_dims(q.corners)[0] for q in quads]
         work, scale = self._work_image(frame)
         mask, gray = self._foreground(work)

@@ -24,7 +24,8 @@ identity is read once (the detector's tracking memo) and its events are emitted 
 
 A reading whose confidence is below `min_confidence` is never given as a card code, however often it
 is read the same (a still camera reads a misread card the same way every frame): a code is given only
-when `debounce_frames` frames in a row read it at or above the threshold. A face-up card not read so
+when `debounce_frames` frames in a row read it at or above the threshold (`min_hole_confidence`, higher,
+for a hole card: its code goes into rulings). A face-up card not read so
 within the read wait (`debounce_frames` + `read_wait_frames`) still counts without its code (a `deal`
 without `card`, an `expose` without `card`, a `board` with `count`: the exposure needs only that a
 card was face up); the table says nothing false about which card it was.
@@ -49,6 +50,12 @@ from vision.layout import Layout
 # below 0.5 a code is more likely wrong than right; a code must also be read the same in
 # `debounce_frames` frames in a row before it is given.
 MIN_CONFIDENCE = 0.5
+# A hole card's code needs more: it goes into rulings the LED ring shows and the director sees (the
+# replaced exposed card of cool_mule:5.j, a player's exposure, a showdown), and a hole card lies turned
+# toward its seat, so its corner is read less well than a board card's. At 0.9 a code is right nine
+# times in ten on real photos (vision/read_confidence.json); below it the card counts without its code,
+# which is all an exposure misdeal needs (issue 14: a 0.64 reading of a flashed Ac named As).
+MIN_HOLE_CONFIDENCE = 0.9
 
 
 @dataclass(eq=False)  # a track is itself: compared by identity
@@ -68,6 +75,8 @@ class _Track:
     exposed: bool = False
     initial_face: str = "down"
     sure: str | None = None  # the code once read the same in `debounce` frames in a row
+    sure_confidence: float = 0.0  # the lowest confidence of the readings that made it sure
+    low: float = 1.0  # the lowest confidence of the current streak of readings
     hole_seat: int | None = None  # the seat it was dealt to
     left_seat: bool = False  # followed out of its seat zone
     home: np.ndarray | None = None  # a board card: where it was first confirmed
@@ -92,6 +101,7 @@ class Tracker:
         detector=None,
         forget_after: int = 5,
         min_confidence: float = MIN_CONFIDENCE,
+        min_hole_confidence: float = MIN_HOLE_CONFIDENCE,
         deal_quiet_s: float = 1.0,
         show_wait_s: float = 2.0,
         read_wait_frames: int | None = None,
@@ -101,6 +111,7 @@ class Tracker:
         self.debounce = max(1, int(debounce_frames))
         self.forget_after = forget_after
         self.min_confidence = min_confidence
+        self.min_hole_confidence = min_hole_confidence
         self.deal_quiet_s = deal_quiet_s
         self.show_wait_s = show_wait_s
         # a face-up card not read surely within this many more frames counts without its code
@@ -247,10 +258,14 @@ class Tracker:
         else:
             tr.up_frames = 0
         if c["face"] == "up" and code and not c.get("unsure"):
-            tr.up_streak = 1 if first or tr.code != code or tr.face != "up" else tr.up_streak + 1
+            conf = float(c.get("confidence", 1.0))
+            if first or tr.code != code or tr.face != "up":
+                tr.up_streak, tr.low = 1, conf
+            else:
+                tr.up_streak, tr.low = tr.up_streak + 1, min(tr.low, conf)
             tr.code = code
-            if tr.up_streak >= self.debounce:
-                tr.sure = code
+            if tr.up_streak >= self.debounce and (tr.sure != code or tr.low > tr.sure_confidence):
+                tr.sure, tr.sure_confidence = code, tr.low
         else:
             # unread, or read below the calibrated confidence: no reading at all. On a still table a
             # misread is as steady as a good read (the same picture gives the same code), so reading
@@ -472,10 +487,22 @@ class Tracker:
     def _name(self, tr: _Track) -> str | None:
         return self._names([tr])[0]
 
+    def _hole_threshold(self) -> float:
+        """The confidence a hole card's code needs. `min_hole_confidence` is on the built-in reader's
+        calibrated scale; a venue's enrolled deck (`Detector.model`) reads with its own score, which is
+        not calibrated and runs lower (0.5-0.73 on rendered frames it reads all right), so there the
+        general threshold holds."""
+        if getattr(self._detector, "model", None) is not None:
+            return self.min_confidence
+        return self.min_hole_confidence
+
     def _nameable(self, tr: _Track) -> str | None:
         code = tr.sure
         if code is None:
             return None
+        hole = tr.hole_seat is not None or (tr.zone is not None and tr.zone[0] == "seat")
+        if hole and tr.sure_confidence < self._hole_threshold():
+            return None  # a hole card read, but not surely enough to name it in a ruling
         owner = self._given.get(code)
         if owner is not None and owner is not tr:
             return None  # the code went out for another card of this hand: one of them is misread

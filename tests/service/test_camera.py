@@ -67,8 +67,11 @@ async def test_a_damaged_deck_file_is_named_and_the_table_reads_on(tmp_path):
         assert camera.status == "degraded"
         assert "devices.deck" in camera.detail and "venue.deck" in camera.detail
         assert "built-in" in camera.detail
-    # the flashed card still became a deal line, so the misdeal is still called
-    assert len(seen) == 1 and seen[0]["type"] == "deal" and seen[0]["seat"] == seat and seen[0].get("card")
+    # the flashed card still became a deal line dealt face up, so the misdeal is still called; the
+    # built-in reader names the card only when it reads it surely enough for a ruling (vision/tracker.py
+    # MIN_HOLE_CONFIDENCE), and never names another
+    assert len(seen) == 1 and seen[0]["type"] == "deal" and seen[0]["seat"] == seat
+    assert seen[0].get("card") == "Kd" or seen[0].get("face") == "up", seen[0]
 
 
 def test_a_missing_deck_file_is_a_config_error_naming_the_key(tmp_path):

@@ -301,3 +301,29 @@ def test_pairs_dealt_after_single_cards_keep_the_size_learnt_from_them():
         frame, truth = _pairs_only_frame(n)
         s = score_frame(det.detect(frame), truth)
         assert s.found == n and s.false_cards == 0, (n, s.mistakes)
+
+
+def test_a_pair_the_verifier_takes_for_one_big_card_hides_no_card_at_a_calibrated_table(monkeypatch):
+    """bench/bench_observed.py (bar_league, seed 14, frame 32576): the verifier took a hole-card pair's
+    near-square outline, two cards wide, for one card it was 0.97 sure of; as the cards of one deck are
+    one size, every real card then looked too small to keep and 7 of 9 vanished for 12 frames (a false
+    fold, two late deals: a false wrong_card_count misdeal). A layout that knows the card size keeps
+    them: a verified card of another size is no card of this deck."""
+    import vision.detect as detect
+    from vision.detect_quads import Quad
+    from vision.layout import default_layout
+
+    frame, truth = _pairs_only_frame(seed=3)
+    layout = default_layout(6, 640, 360)
+    pair = np.array([c["corners"] for c in truth["cards"] if c["seat"] == 5], float).reshape(-1, 2)
+    half = 1.05 * layout.card_width_px()  # the square round the pair, 2.1 cards wide (50 px at 24)
+    square = Quad(pair.mean(axis=0) + half * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]), 0.97, "test")
+    real = detect.find_cards
+
+    def with_the_square(*args, **kwargs):  # the only card the verifier is sure of, as on that frame
+        quads, cut = real(*args, **kwargs)
+        return [q for q in quads if q.score < detect.REPLACE_SURE] + [square], cut
+
+    monkeypatch.setattr(detect, "find_cards", with_the_square)
+    s = score_frame(Detector(layout=layout).detect(frame), truth)
+    assert s.found == 10 and s.false_cards == 0, s.mistakes

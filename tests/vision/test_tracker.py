@@ -236,6 +236,37 @@ def test_unsure_reading_is_no_card_code_but_still_a_card(layout):
     assert [ln for _k, ln in _feed(tr, _hold(4, [sure]))] == [{"type": "deal", "seat": 3, "card": "Kd"}]
 
 
+def test_a_hole_card_is_named_only_when_read_surely_enough_for_a_ruling(layout):
+    """A flashed hole card's code goes into the ruling (cool_mule:5.j's replaced card names it): the
+    built-in reader's 0.64 (right about two times in three on real photos) gives the card face up
+    without its code, which is all the exposure misdeal needs; 0.9 names it. A board card at 0.64 is
+    still named (no ruling rests on its code). A venue's enrolled deck reads on its own scale: there
+    0.64 names the hole card."""
+    s3 = _seat_point(layout, 3)
+    flashed = {**_card(*s3, "up", "As"), "confidence": 0.64}
+    tr = Tracker(layout, debounce_frames=2)
+    assert [ln for _k, ln in _feed(tr, _hold(12, [flashed]))] == [{"type": "deal", "seat": 3, "face": "up"}]
+    tr = Tracker(layout, debounce_frames=2)
+    sure = {**flashed, "confidence": 0.9}
+    assert [ln for _k, ln in _feed(tr, _hold(4, [sure]))] == [{"type": "deal", "seat": 3, "card": "As"}]
+    frames, cards = _dealt(layout)
+    flop = [
+        {**_card(*_table_point(layout, dx, 0.0), "up", c), "confidence": 0.64}
+        for dx, c in zip((-146, -73, 0), ["2c", "3c", "4c"], strict=True)
+    ]
+    frames += _hold(6, [*cards, *flop])
+    tr = Tracker(layout, debounce_frames=2)
+    boards = [ln for _k, ln in _feed(tr, frames) if ln["type"] == "board"]
+    assert boards == [{"type": "board", "cards": ["2c", "3c", "4c"]}]
+
+    class Enrolled:  # a Detector with a venue's deck model: its reader's own score
+        model = object()
+        layout = None
+
+    tr = Tracker(layout, debounce_frames=2, detector=Enrolled())
+    assert [ln for _k, ln in _feed(tr, _hold(4, [flashed]))] == [{"type": "deal", "seat": 3, "card": "As"}]
+
+
 def test_burn_before_each_street_and_a_boxed_card(layout):
     tr = Tracker(layout, debounce_frames=2)
     frames, cards = _dealt(layout)
