@@ -56,6 +56,9 @@ MIN_CONFIDENCE = 0.5
 # times in ten on real photos (vision/read_confidence.json); below it the card counts without its code,
 # which is all an exposure misdeal needs (issue 14: a 0.64 reading of a flashed Ac named As).
 MIN_HOLE_CONFIDENCE = 0.9
+# Two cards whose centres lie closer than this share of a card's width are one card seen twice: a hole
+# card dealt over the first lies half a card off it (hil.scene.seat_card_pose), so there is room.
+TWIN_SHARE = 0.25
 
 
 @dataclass(eq=False)  # a track is itself: compared by identity
@@ -307,6 +310,13 @@ class Tracker:
             tr.initial_face = tr.face
             if self._came_back(tr):
                 continue
+            if tr.zone is not None and tr.zone[0] == "seat" and self._twin(tr, fresh):
+                # A card found where another card in view lies, a quarter of a card off at most, is
+                # that card seen twice (an overlapping pair found as one card face down and a part
+                # of it face up): no card lies on another so exactly that both show. Counted, it
+                # is a card flashed that never was, or a third card (issue 14). Silent.
+                tr.silent = True
+                continue
             if tr.zone is not None and tr.zone[0] == "seat" and tr.face == "down":
                 if tr.zone[1] in dealt_now:
                     # A dealer lays one card at a time: two face-down cards confirmed at one seat in one
@@ -370,6 +380,20 @@ class Tracker:
                 return True
         tr.home = tr.center.copy()
         return False
+
+    def _twin(self, tr: _Track, fresh: list[_Track]) -> bool:
+        """A card already counted, in view now, lies within TWIN_SHARE of a card's width of this one's
+        centre (a card confirmed in this same frame is not one already counted: two new pieces of one card
+        split are the `dealt_now` rule's)."""
+        reach = TWIN_SHARE * self._match_distance() / 0.45
+        return any(
+            o is not tr
+            and o.confirmed
+            and o.missing == 0
+            and not any(o is f for f in fresh)
+            and float(np.linalg.norm(o.center - tr.center)) < reach
+            for o in self._tracks
+        )
 
     def _came_back(self, tr: _Track) -> bool:
         """A card found again where one of this hand's cards was lost, in the same zone, is that

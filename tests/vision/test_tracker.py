@@ -68,6 +68,28 @@ def test_a_card_split_in_two_is_one_card_dealt(layout):
     assert deals == [{"type": "deal", "seat": 3}] * 3
 
 
+def test_a_card_seen_twice_on_itself_is_no_card_flashed_nor_a_third(layout):
+    """bench/bench_observed.py, bar_league hand 948: a seat's pair was found as one card face down and,
+    3 px off it, a part of it face up (read Qs at 0.05). Counted, that was a card flashed in the deal
+    (a false replace_exposed); a card seen twice on itself is silent, face up or down. A second card
+    dealt half a card over the first is still a deal."""
+    x, y = _seat_point(layout, 1)
+    first = [_card(x, y)]
+    twin_up = [_card(x - 1, y + 1), {**_card(x - 3, y - 4, "up", "Qs"), "confidence": 0.05}]
+    twin_down = [_card(x, y), _card(x + 3, y + 2)]
+    for twin in (twin_up, twin_down):
+        tr = Tracker(layout, debounce_frames=3)
+        events = [
+            tr.update({"cards": c, "button": None}, t / 10) for t, c in enumerate([first] * 4 + [twin] * 14)
+        ]
+        assert [e for out in events for e in out] == [{"type": "deal", "seat": 1}], twin
+    tr = Tracker(layout, debounce_frames=3)
+    cw = layout.card_width_px()
+    pair = [*first, _card(x + 0.5 * cw, y + 0.2 * cw)]
+    events = [tr.update({"cards": c, "button": None}, t / 10) for t, c in enumerate([first] * 4 + [pair] * 6)]
+    assert [e for out in events for e in out] == [{"type": "deal", "seat": 1}] * 2
+
+
 def test_card_counts_after_n_frames_in_arrival_order(layout):
     tr = Tracker(layout, debounce_frames=3)
     a, b = _seat_point(layout, 4), _seat_point(layout, 1)
