@@ -210,6 +210,10 @@ class Tracker:
             return 0.45 * float(self._detector.card_width_hint)
         return 0.45 * self.layout.card_width_px()
 
+    def _card_width(self) -> float:
+        """A card's width in pixels, as the matching uses it."""
+        return self._match_distance() / 0.45
+
     def _match(self, cards: list[dict], t: float) -> None:
         seen: set[int] = set()
         pairs = []
@@ -367,7 +371,7 @@ class Tracker:
         """Board cards lie side by side in one row, never on one another: a card found on top of
         one of this hand's board cards is that card seen split or shifted, and one well off the
         row the first cards made is something else taken for a card (a pot chip, a shadow)."""
-        card_w = self._match_distance() / 0.45
+        card_w = self._card_width()
         homes = [b.home for b in self._board_tracks if b.home is not None]
         if any(float(np.linalg.norm(h - tr.center)) < 0.8 * card_w for h in homes):
             return True
@@ -385,7 +389,7 @@ class Tracker:
         """A card already counted, in view now, lies within TWIN_SHARE of a card's width of this one's
         centre (a card confirmed in this same frame is not one already counted: two new pieces of one card
         split are the `dealt_now` rule's)."""
-        reach = TWIN_SHARE * self._match_distance() / 0.45
+        reach = TWIN_SHARE * self._card_width()
         return any(
             o is not tr
             and o.confirmed
