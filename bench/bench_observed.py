@@ -16,7 +16,8 @@ the table publishes). About 1.5-3 s of CPU per rendered hand on one core: `--han
 
     .venv/bin/python bench/bench_observed.py [--hands N] [--seed S] [--profiles a,b] [--trace FILE]
 
-`--trace FILE` appends each hand with a false ruling as one JSON line: every frame of that hand with
+`--trace FILE` appends each hand with a false ruling, or with a card code named that no face-up card
+on the table had, as one JSON line: every frame of that hand with
 the detector's cards (centre, face, code, confidence), the face-up codes really on the table, the
 tracker's lines and the engine's answers, so a false ruling is found without replaying the run.
 

@@ -234,6 +234,9 @@ def run(profile: str, hands: int, seed: int, trace: str | None = None) -> dict[s
     def false(found: list[dict], number: int, part: str) -> None:
         false_rulings.extend(found)
         where.extend(f"hand {number}, {part}" for _ in found)
+        write_trace(found, number, part)
+
+    def write_trace(found: list, number: int, part: str) -> None:
         if found and trace is not None:
             with open(trace, "a", encoding="utf-8") as f:
                 f.write(
@@ -254,6 +257,7 @@ def run(profile: str, hands: int, seed: int, trace: str | None = None) -> dict[s
     missed: list[str] = []
     for number in range(hands):
         table.log = []
+        wrong_before = len(table.codes_wrong)
         hand, said = table.new_hand()
         false([o for o in rulings(said) if o["type"] in RULINGS], 1 + number, "the cards collected after it")
         if rng.random() < MISDEAL_SHARE:
@@ -291,6 +295,7 @@ def run(profile: str, hands: int, seed: int, trace: str | None = None) -> dict[s
             false([o for o in rulings(said) if o["type"] in RULINGS], 1 + number, "before the re-deal")
         said = clean_hand(table, rng, hand)
         false([o for o in rulings(said) if o["type"] in RULINGS], 1 + number, "a deal without error")
+        write_trace(table.codes_wrong[wrong_before:], 1 + number, "a code named that no face-up card had")
     return {
         "profile": profile,
         "hands": hands,
