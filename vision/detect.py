@@ -57,6 +57,7 @@ PRIOR_SHARE = 0.4  # ... and the known one stands when this share of as many sid
 BUDGET_MS = 500.0  # CPU ms: a frame's detection stops here, whatever is on it, and reports what it found
 MAX_PIXELS = 3840 * 2160 * 1.1  # a bigger picture is thinned by a stride before any other work
 SEARCH_SHARE = 0.7  # ... and the felt stage's searches until this share: the rest is for reading
+SIZE_SHARE = 0.25  # ... of the budget: the last-resort search over card sizes stops here (blobs and reading need the rest)
 QUAD_SHARE = 0.4  # of the budget: the proposal+verifier stage may use this much, the felt stage the rest
 DROP_BELOW = 0.02  # a lone felt-stage card the verifier gives less than this is not a card
 REPLACE_MARGIN = 0.75  # a verified card this much more likely replaces the felt-stage cards under it
@@ -176,6 +177,7 @@ class Detector:
         self.budget_ms = budget_ms
         self._deadline: float | None = None
         self._search_deadline: float | None = None
+        self._size_deadline: float | None = None
         self._truncated = False
         self._quad_widths: list[float] = []
         self._doubtful: set[int] = set()  # ids of felt-stage cards the verifier doubts
@@ -199,6 +201,7 @@ class Detector:
         self._deadline = c0 + budget if budget else None
         # the felt stage's searches stop earlier, so the cards found still get read
         self._search_deadline = c0 + SEARCH_SHARE * budget if budget else None
+        self._size_deadline = c0 + SIZE_SHARE * budget if budget else None
         self._truncated = False
         self._doubtful = set()
         frame = _as_bgr(frame_bgr)
@@ -536,7 +539,7 @@ class Detector:
         elif self._quad_widths:  # whole cards the verifier vouched for: their size, no search
             cw = float(np.median(self._quad_widths)) * scale
         elif blobs:  # one or two clean blobs (maybe two touching cards) or none: the size that explains most
-            cw = _size_by_fit(blobs, mask, gray, self._search_deadline, None)
+            cw = _size_by_fit(blobs, mask, gray, self._size_deadline, None)
             self._out_of_time()
         else:
             return 12.0
