@@ -1151,16 +1151,22 @@ def _split_blob(
     cands = [_mean_rect([e[0] for e in g]) for g in groups]
     votes = [len(g) for g in groups]
     # cards inside a row (board cards side by side) show no corner: try neighbours of each proposal
-    for q, _v in list(zip(cands, votes, strict=True)):
+    # (the centres as one array: a textured photo can give hundreds of proposals, and comparing each
+    # new one with every other one by one cost seconds, past the frame's budget)
+    centres = [c.mean(axis=0) for c in cands]
+    for q in list(cands):
+        if deadline is not None and time.thread_time() > deadline:
+            raise _OutOfTime
         e_w = q[1] - q[0] if np.linalg.norm(q[1] - q[0]) < np.linalg.norm(q[3] - q[0]) else q[3] - q[0]
         u = _unit(e_w)
         for sign in (1, -1):
             for gap in (0.05, 0.15, 0.3):
                 sq = q + sign * u * cw * (1 + gap)
-                if _coverage(sq, blob, off) >= 0.93 and all(
-                    np.linalg.norm(sq.mean(axis=0) - c.mean(axis=0)) > 0.25 * cw for c in cands
+                if _coverage(sq, blob, off) >= 0.93 and bool(
+                    np.all(np.linalg.norm(np.asarray(centres) - sq.mean(axis=0), axis=1) > 0.25 * cw)
                 ):
                     cands.append(sq)
+                    centres.append(sq.mean(axis=0))
                     votes.append(0)
                     break
     if not cands:
