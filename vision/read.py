@@ -1161,7 +1161,6 @@ def _pips(
     return {
         "n": len(pip_ids),
         "red": redness > 0.35,
-        "redness": redness,
         "picture": picture,
         "contours": contours,
         "centres": centres,

@@ -205,14 +205,15 @@ class Tracker:
             out.append(c)
         return out
 
-    def _match_distance(self) -> float:
-        if not self.layout.card_width_known and getattr(self._detector, "card_width_hint", None):
-            return 0.45 * float(self._detector.card_width_hint)
-        return 0.45 * self.layout.card_width_px()
-
     def _card_width(self) -> float:
-        """A card's width in pixels, as the matching uses it."""
-        return self._match_distance() / 0.45
+        """A card's width in pixels: the layout's, or the detector's measure where the layout does not
+        know it."""
+        if not self.layout.card_width_known and getattr(self._detector, "card_width_hint", None):
+            return float(self._detector.card_width_hint)
+        return self.layout.card_width_px()
+
+    def _match_distance(self) -> float:
+        return 0.45 * self._card_width()
 
     def _match(self, cards: list[dict], t: float) -> None:
         seen: set[int] = set()
