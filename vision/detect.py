@@ -57,6 +57,7 @@ PRIOR_SHARE = 0.4  # ... and the known one stands when this share of as many sid
 BUDGET_MS = 500.0  # CPU ms: a frame's detection stops here, whatever is on it, and reports what it found
 MAX_PIXELS = 3840 * 2160 * 1.1  # a bigger picture is thinned by a stride before any other work
 SEARCH_SHARE = 0.7  # ... and the felt stage's searches until this share: the rest is for reading
+COMBO_CHECK = 32  # _split_blob looks at the clock after this many proposals or combinations of cards
 SIZE_SHARE = 0.25  # ... of the budget: the last-resort search over card sizes stops here (blobs and reading need the rest)
 QUAD_SHARE = 0.4  # of the budget: the proposal+verifier stage may use this much, the felt stage the rest
 DROP_BELOW = 0.02  # a lone felt-stage card the verifier gives less than this is not a card
@@ -1129,25 +1130,40 @@ def _split_blob(
     # score proposals: share of the rectangle inside the blob
     scored = []
     card_area = cw * ch
-    for q in props:
-        m = np.zeros_like(blob)
-        cv2.fillConvexPoly(m, np.round(q - off).astype(np.int32), 1)
-        tot = int(m.sum())
+    for n_seen, q in enumerate(props):
+        if n_seen % COMBO_CHECK == COMBO_CHECK - 1 and deadline is not None and time.thread_time() > deadline:
+            raise _OutOfTime
+        # drawn in its own box only (the blob's whole window for each of hundreds cost 60 ms)
+        pts = np.round(q - off).astype(np.int32)
+        bx0, by0 = max(int(pts[:, 0].min()), 0), max(int(pts[:, 1].min()), 0)
+        bx1, by1 = min(int(pts[:, 0].max()) + 1, blob.shape[1]), min(int(pts[:, 1].max()) + 1, blob.shape[0])
+        if bx1 <= bx0 or by1 <= by0:
+            continue
+        m = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+        cv2.fillConvexPoly(m, pts - np.int32([bx0, by0]), 1)
+        tot = cv2.countNonZero(m)
         if tot < 0.5 * card_area:
             continue
-        cov = float((m & blob).sum()) / tot
+        cov = float(cv2.countNonZero(m & blob[by0:by1, bx0:bx1])) / tot
         if cov >= 0.88:
-            scored.append((q, cov, m))
+            scored.append((q, cov))
     # merge duplicates (same card proposed from several corners) into votes
+    # (each group's centre kept in one array: a cluttered blob gives thousands of proposals, and
+    # comparing each with every group one by one cost 200 ms, past the frame's budget)
     groups: list[list] = []
-    for q, cov, m in scored:
+    group_centres = np.empty((len(scored), 2))
+    for n_seen, (q, cov) in enumerate(scored):
+        if n_seen % COMBO_CHECK == COMBO_CHECK - 1 and deadline is not None and time.thread_time() > deadline:
+            raise _OutOfTime
         c = q.mean(axis=0)
-        for g in groups:
-            if np.linalg.norm(g[0][0].mean(axis=0) - c) < 0.25 * cw and _axis_diff(g[0][0], q) < 12:
-                g.append((q, cov, m))
+        near_groups = np.flatnonzero(np.linalg.norm(group_centres[: len(groups)] - c, axis=1) < 0.25 * cw)
+        for gi in near_groups:
+            if _axis_diff(groups[gi][0][0], q) < 12:
+                groups[gi].append((q, cov))
                 break
         else:
-            groups.append([(q, cov, m)])
+            group_centres[len(groups)] = c
+            groups.append([(q, cov)])
     cands = [_mean_rect([e[0] for e in g]) for g in groups]
     votes = [len(g) for g in groups]
     # cards inside a row (board cards side by side) show no corner: try neighbours of each proposal
@@ -1198,7 +1214,13 @@ def _split_blob(
     for k in range(1, kmax + 1):
         if deadline is not None and time.thread_time() > deadline:
             raise _OutOfTime
-        for combo in itertools.combinations(range(len(cands)), k):
+        for n_tried, combo in enumerate(itertools.combinations(range(len(cands)), k)):
+            if (
+                n_tried % COMBO_CHECK == COMBO_CHECK - 1
+                and deadline is not None
+                and time.thread_time() > deadline
+            ):
+                raise _OutOfTime  # (792 combinations of five cards cost more than 100 ms)
             u = 0
             for i in combo:
                 u |= bits[i]
