@@ -43,6 +43,9 @@ MIN_HULL_FILL = 0.9  # convex hull's area over it: a card's is ~0.98, two touchi
 PATCH_W, PATCH_H = 32, 48  # verifier's view of a proposal (portrait), margin included
 MARGIN = 0.12  # of the card size, seen around the proposal
 ACCEPT = 0.5
+MIN_SOLID = 0.93  # contour area over its hull's, for a slanted card
+MIN_SLANT_COVER = 0.95  # a slanted card's four corners cover its hull: area ratio
+MAX_SLANT_COS = 0.5  # corners of a slanted card stay within 60-120 degrees
 ROUND = 0.72  # contour area over its enclosing circle's: above this it is a disc (chip, button)
 
 
@@ -115,14 +118,15 @@ def _quad_of(contour: np.ndarray, img_area: float):
     short, long_ = min(rw, rh), max(rw, rh)
     if short < MIN_SHORT or not (ASPECT[0] <= short / long_ <= ASPECT[1]):
         return None
-    if area / (rw * rh) < MIN_FILL:
-        return None
     _, radius = cv2.minEnclosingCircle(contour)
     if area / (np.pi * radius * radius) > ROUND:
         return None  # a chip or the button: a card fills 0.6 of its enclosing circle
     hull = cv2.convexHull(contour)
-    if cv2.contourArea(hull) < MIN_HULL_FILL * rw * rh:
-        return None  # rounded ends: touching chips in a row, not a card's straight sides
+    if area / (rw * rh) < MIN_FILL or cv2.contourArea(hull) < MIN_HULL_FILL * rw * rh:
+        # not a rectangle; a card photographed at a slant is a trapezoid, which fills its min-area
+        # rectangle only ~0.85: judged against its own four corners instead
+        q = _slanted_quad(hull, area)
+        return None if q is None else (order_corners(q), area / cv2.contourArea(q))
     approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True).reshape(-1, 2)
     if len(approx) == 4 and cv2.isContourConvex(approx.reshape(-1, 1, 2)):
         q = approx.astype(np.float32)
@@ -131,6 +135,85 @@ def _quad_of(contour: np.ndarray, img_area: float):
     else:
         q = cv2.boxPoints(((cx, cy), (rw, rh), ang))
     return order_corners(np.asarray(q, np.float32)), area / (rw * rh)
+
+
+def _slanted_quad(hull: np.ndarray, area: float) -> np.ndarray | None:
+    """The four corners of a convex outline that is a card seen at a slant, or None: the hull must
+    reduce to four corners that cover it (rounded ends of touching chips do not), the outline must
+    fill them, and no corner may be sharper than a tilted camera makes a right angle."""
+    hull_area = cv2.contourArea(hull)
+    if hull_area <= 0 or area < MIN_SOLID * hull_area:
+        return None  # ragged or hollow: a card's outline is its own hull but for a pip at the rim
+    perimeter = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.03, 0.045, 0.065):
+        q = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2).astype(np.float32)
+        if len(q) <= 4:
+            break
+    if len(q) != 4 or cv2.contourArea(q) < 0.85 * hull_area:
+        return None  # more than four sides, or rounded: the corners a card's rounding cuts are small
+    q = _straight_sides(_densified(hull.reshape(-1, 2).astype(np.float32)), q, max(2.0, 0.01 * perimeter))
+    if q is None or not cv2.isContourConvex(q.reshape(-1, 1, 2)):
+        return None
+    q_area = cv2.contourArea(q)
+    if q_area <= 0 or q_area < MIN_SLANT_COVER * hull_area or area < MIN_FILL * q_area:
+        return None
+    sides = np.roll(q, -1, axis=0) - q
+    for i in range(4):
+        a, b = -sides[i - 1], sides[i]
+        cos = float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-6)
+        if abs(cos) > MAX_SLANT_COS:
+            return None
+    lengths = np.linalg.norm(sides, axis=1)
+    short, long_ = (lengths[0] + lengths[2]) / 2, (lengths[1] + lengths[3]) / 2
+    short, long_ = min(short, long_), max(short, long_)
+    if short < MIN_SHORT or not (ASPECT[0] <= short / long_ <= ASPECT[1]):
+        return None
+    if min(lengths[0], lengths[2]) < 0.6 * max(lengths[0], lengths[2]) or min(
+        lengths[1], lengths[3]
+    ) < 0.6 * max(lengths[1], lengths[3]):
+        return None  # opposite sides this unequal: a wedge, not a card under a tilted camera
+    return q
+
+
+def _densified(poly: np.ndarray, step: float = 2.0) -> np.ndarray:
+    """Points every `step` px along a closed polygon (a hull's long straight runs have only their
+    two ends as points, which sit where the rounded corners begin)."""
+    out = []
+    for a, b in zip(poly, np.roll(poly, -1, axis=0), strict=True):
+        k = max(1, int(np.linalg.norm(b - a) / step))
+        out.append(a + (b - a) * (np.arange(k, dtype=np.float32)[:, None] / k))
+    return np.concatenate(out).astype(np.float32)
+
+
+def _straight_sides(points: np.ndarray, q: np.ndarray, tol: float) -> np.ndarray | None:
+    """Corners where a card's straight sides meet: approxPolyDP keeps points of the hull, which on
+    rounded corners lie inside the card; a line fitted to the hull points along each side of `q`
+    (away from its ends) and the lines intersected give the corners a card outline has."""
+    lines = []
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        d = b - a
+        n = float(np.linalg.norm(d))
+        if n < 1e-6:
+            return None
+        d = d / n
+        rel = points - a
+        t = rel @ d
+        off = np.abs(rel[:, 0] * d[1] - rel[:, 1] * d[0])
+        near = points[(off < tol) & (t > 0.12 * n) & (t < 0.88 * n)]
+        if len(near) < 2:
+            near = np.stack([a, b])
+        vx, vy, x0, y0 = cv2.fitLine(near, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([vx, vy]), np.array([x0, y0])))
+    corners = []
+    for i in range(4):
+        (d1, p1), (d2, p2) = lines[i - 1], lines[i]
+        m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]])
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        s, _ = np.linalg.solve(m, p2 - p1)
+        corners.append(p1 + s * d1)
+    return np.asarray(corners, np.float32)
 
 
 def order_corners(q: np.ndarray) -> np.ndarray:
