@@ -63,6 +63,7 @@ QUAD_SHARE = 0.4  # of the budget: the proposal+verifier stage may use this much
 DROP_BELOW = 0.02  # a lone felt-stage card the verifier gives less than this is not a card
 REPLACE_MARGIN = 0.75  # a verified card this much more likely replaces the felt-stage cards under it
 REPLACE_SURE = 0.95  # ... if the verifier is at least this sure of it
+SIZE_SURE = 0.8  # verified cards this likely give the frame's card size (over the outlines' sides)
 SMALL_SHARE = 0.5  # of the sure cards' width: narrower than that (perspective never halves it) is no card
 KNOWN_SIZE_SPAN = (0.6, 1.6)  # a verified card's width over a calibrated layout's card width, to be one
 PAPER_SHARE = 0.25  # felt-stage cards narrower than this share of a verified card they lie on are its print
@@ -181,6 +182,10 @@ class Detector:
         self._size_deadline: float | None = None
         self._truncated = False
         self._quad_widths: list[float] = []
+        self._sure_widths: list[float] = []
+        self._aspect = CARD_ASPECT  # length over width of this frame's cards
+        self._sure_aspect = CARD_ASPECT
+        self._sized_by_quads = False  # this frame's card size is the verified cards' (see _card_width)
         self._doubtful: set[int] = set()  # ids of felt-stage cards the verifier doubts
         self._quad_memo: tuple | None = None  # (thumbnail, verified cards) of the last frame
         self._still: tuple | None = None  # (small picture, result) of the last frame looked at in full
@@ -240,6 +245,11 @@ class Detector:
             lo, hi = KNOWN_SIZE_SPAN
             quads = [q for q in quads if lo <= _card_dims(q.corners)[0] / known <= hi]
         self._quad_widths = [_card_dims(q.corners)[0] for q in quads]
+        sure_dims = [_card_dims(q.corners) for q in quads if q.score >= SIZE_SURE]
+        self._sure_widths = [w for w, _l in sure_dims]
+        # a photo squeezed to a square (dataset exports) makes cards 2.4 long to 1 wide: the felt
+        # stage, looking for 1.4, then split every card into halves
+        self._sure_aspect = float(np.median([ln / w for w, ln in sure_dims])) if sure_dims else CARD_ASPECT
         work, scale = self._work_image(frame)
         mask, gray = self._foreground(work)
         self._work = work
@@ -313,8 +323,20 @@ class Detector:
                 self._doubtful.add(id(r))  # dropped if it also reads as an unreadable face
         for q in quads:
             under = [i for i in range(len(rects)) if overlap_share(polys[i], q.corners) > 0.3]
-            if any(_poly_iou(polys[i], q.corners) > 0.6 for i in under):
-                continue  # both stages found this card; the others under it are cards it lies on
+            same = [i for i in under if _poly_iou(polys[i], q.corners) > 0.6]
+            if same:
+                # both stages found this card; the others under it are cards it lies on. When the
+                # frame's size came from the verified cards (a close-up photo), the felt stage's fit
+                # of a lone card is a few pixels off all round and misreads the index (6h read 5h):
+                # the verified outline stands
+                i = same[0]
+                if (
+                    self._sized_by_quads
+                    and q.score >= REPLACE_SURE
+                    and not any(_overlap(polys[i], polys[j]) for j in range(len(polys)) if j != i)
+                ):
+                    keep[i] = False
+                continue
             qw = _card_dims(q.corners)[0]
             if under and all(_card_dims(polys[i])[0] < PAPER_SHARE * qw for i in under):
                 # the felt stage took the print of one big card (pips, foil specks) for cards: the
@@ -460,7 +482,7 @@ class Detector:
         min_area = 60.0
         blobs = [c for c in contours if cv2.contourArea(c) >= min_area]
         cw = self._card_width(blobs, mask, gray, scale)
-        ch = cw * CARD_ASPECT
+        ch = cw * self._aspect
         rects: list[_Rect] = []
         leftovers = []
         edges = None
@@ -521,6 +543,25 @@ class Detector:
         prior = (
             self.layout.card_width_px() * scale if self.layout is not None else hint if self.track else None
         )
+        # whole cards the verifier is sure of tell the size better than the sides of the outlines,
+        # which on a close-up are a pip's or an index's (a 430 px card measured 9 px wide: the felt
+        # stage then split the card into pips until the budget ran out, and reported nothing)
+        sure = float(np.median(self._sure_widths)) * scale if self._sure_widths else None
+        self._aspect = CARD_ASPECT
+        self._sized_by_quads = False
+        if (
+            hint is None
+            and prior is None
+            and sure is not None
+            and est is not None
+            and est[0] < SMALL_SHARE * sure
+        ):
+            # less than half as wide as the verified cards (perspective never halves a card): the
+            # outlines measured the print, and the verified cards' shape stands, squeezed photos
+            # (2.4 long to 1 wide, which the felt stage would split into halves) included
+            self._aspect = self._sure_aspect
+            self._sized_by_quads = True
+            return sure
         if est is not None and prior is not None and abs(est[0] / prior - 1) > PRIOR_SPAN:
             # the sides disagree with the size the layout or the last frames gave: when enough of
             # them agree with that size too, it stands (refined by them). A table showing only
@@ -614,7 +655,7 @@ class Detector:
                 measured.append((refined.mean(axis=0), *_card_dims(refined)))
             face, code, conf = self._read(frame, refined, covering, touching)
             slots[i] = (corners, face, code, conf, sig, refined, bool(covering))
-        if len(measured) >= 2:
+        if len(measured) >= 2 and self.track:  # pictures from anywhere teach nothing about the next
             self._full_size = measured
         out = []
         for _key, face, code, conf, _sig, corners, occluded in slots:

@@ -135,8 +135,13 @@ def _outline_errors(res, cards: list[dict], cw: float) -> list[float]:
 
 
 @pytest.mark.parametrize("felt", ["green", "grey", "blue"])
-def test_touching_board_cards_are_two_cards_with_their_own_outlines(detector, felt):
-    # two board cards laid edge to edge (one slightly turned): one blob, two card widths long
+def test_touching_board_cards_are_two_cards_with_their_own_outlines(felt):
+    # two board cards laid edge to edge (one slightly turned): one blob, two card widths long.
+    # Side by side two cards are 1.43 long to 1 wide, the shape of one card turned: the table's
+    # layout (or the camera's earlier frames) tells the card size that settles it
+    from vision.layout import default_layout
+
+    detector = Detector(layout=default_layout(6, W, H))
     scene = TableScene(seats=6, felt=FELTS[felt], deck="tango")
     w = CARD_SIZE_MM[0]
     scene.cards.append(CardPlacement((-w / 2, 0.0), 2.0, "6s", True, zone="board"))
