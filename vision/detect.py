@@ -276,7 +276,7 @@ class Detector:
             cards = [
                 c
                 for c, r in zip(cards, rects, strict=True)
-                if not (id(r) in self._doubtful and c.face == "up" and c.code is None)
+                if not (id(r) in self._doubtful and (c.face == "down" or c.code is None))
             ]
         cards += first
         cards += self._quad_cards(frame, [q for q in quads if not any(q is c for c in clear)], cards)
@@ -308,8 +308,9 @@ class Detector:
 
     def _verified(self, rects, leftovers, quads, qwork, scale):
         """The felt stage's cards, judged by the verifier. Dropped: one it is sure is not a card,
-        lying clear of any other card, that the reader then finds face up but cannot read (a patch
-        of wood grain, a pip taken for a small card; see `detect`), and any that a verified whole
+        lying clear of any other card, that the reader then finds face down or cannot read (a patch
+        of wood grain, a pip taken for a small card, a phone's black screen; see `detect`; a lone
+        card drawn on the felt gets >= 0.79 from it, 121 of 121 on rendered tables), and any that a verified whole
         card overlaps when that one is far more card-like (a card the felt
         stage cut wrong, or two cards taken for one); the verified card then takes their place."""
         polys = [r.corners / scale for r in rects]
@@ -320,7 +321,7 @@ class Detector:
             alone = not any(j != i and _overlap(polys[i], polys[j]) for j in range(len(polys)))
             near_quad = any(_overlap(polys[i], q.corners) for q in quads)
             if alone and not near_quad and p[i] < DROP_BELOW:
-                self._doubtful.add(id(r))  # dropped if it also reads as an unreadable face
+                self._doubtful.add(id(r))  # dropped if it also shows no face or an unreadable one
         for q in quads:
             under = [i for i in range(len(rects)) if overlap_share(polys[i], q.corners) > 0.3]
             same = [i for i in under if _poly_iou(polys[i], q.corners) > 0.6]

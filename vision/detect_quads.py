@@ -29,6 +29,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.line_quads import line_quads
+
 WEIGHTS = Path(__file__).with_name("quad_verifier.npz")
 WORK_LONG = 960  # proposals are looked for on a picture at most this long
 MAX_PROPOSALS = 160  # verified per frame at most (the most card-like first)
@@ -267,6 +269,10 @@ def propose(
         if deadline is not None and time.thread_time() > deadline:
             truncated = True
             break
+    else:
+        # straight sides where no outline closed (a shadow across the card, white on pale paper)
+        for q, support in line_quads(work, ASPECT, MIN_SHORT):
+            out.append((order_corners(q), support, "lines"))
     out.sort(key=lambda e: -e[1])
     if not out:
         return [], truncated

@@ -33,9 +33,16 @@ def probe_frame(width: int = PROBE_SIZE[0], height: int = PROBE_SIZE[1]) -> np.n
     )
     cv2.circle(frame, (x0 + cw // 2, y0 + ch // 2), max(3, cw // 6), (0, 0, 0), -1)
     x1 = x0 + 2 * cw
-    cv2.rectangle(frame, (x1, y0), (x1 + cw, y0 + ch), (40, 40, 160), -1)
-    for k in range(0, ch, 6):  # a back's pattern
-        cv2.line(frame, (x1, y0 + k), (x1 + cw, y0 + k), (230, 230, 230), 1)
+    # a back as decks print it: a white border round a patterned field (a bare striped block is
+    # no card to the verifier, which drops lone faceless finds it is sure are none)
+    frame[y0 : y0 + ch, x1 : x1 + cw] = (245, 245, 245)
+    b = max(2, cw // 12)
+    field = frame[y0 + b : y0 + ch - b, x1 + b : x1 + cw - b]  # a view: drawn on in place
+    field[:] = (40, 40, 160)
+    fh, fw = field.shape[:2]
+    for k in range(-fh, fw, 7):  # a lattice
+        cv2.line(field, (k, 0), (k + fh, fh), (230, 230, 230), 1)
+        cv2.line(field, (k, fh), (k + fh, 0), (230, 230, 230), 1)
     cv2.circle(frame, (x0 - cw, y0 + ch // 2), cw // 3, (235, 235, 235), -1)
     cv2.putText(
         frame,

@@ -332,3 +332,21 @@ def test_a_pair_the_verifier_takes_for_one_big_card_hides_no_card_at_a_calibrate
     monkeypatch.setattr(detect, "find_cards", with_the_square)
     s = score_frame(Detector(layout=layout).detect(frame), truth)
     assert s.found == 10 and s.false_cards == 0, s.mistakes
+
+
+def test_a_black_card_shaped_thing_is_no_face_down_card_but_a_lone_face_down_card_is():
+    # a phone's black screen or a coaster the size of a card, lying alone on the felt: the felt
+    # stage finds a card-sized object with no face, which the verifier is sure is no card. A real
+    # card lying face down alone (a burn card, a fold) is still found
+    scene = TableScene(seats=6, felt=FELTS["green"], deck="tango")
+    for i, code in enumerate(["As", "Kd", "7c"]):
+        c, a = board_card_pose(i)
+        scene.cards.append(CardPlacement(c, a, code, True, zone="board"))
+    c, a = board_card_pose(4)
+    scene.cards.append(CardPlacement(c, a, "2h", False, zone="board"))
+    frame, truth = render(scene, W, H, seed=3)
+    cw = truth["card_width_px"]
+    box = cv2.boxPoints(((0.7 * W, 0.78 * H), (cw, 1.4 * cw), 20)).astype(np.int32)
+    cv2.fillPoly(frame, [box], (20, 20, 20))
+    s = score_frame(Detector().detect(frame), truth)
+    assert s.found == 4 and s.false_cards == 0, s.mistakes
