@@ -244,8 +244,9 @@ class Detector:
             known = self.layout.card_width_px() / stride
             lo, hi = KNOWN_SIZE_SPAN
             quads = [q for q in quads if lo <= _card_dims(q.corners)[0] / known <= hi]
-        self._quad_widths = [_card_dims(q.corners)[0] for q in quads]
-        sure_dims = [_card_dims(q.corners) for q in quads if q.score >= SIZE_SURE]
+        dims = [_card_dims(q.corners) for q in quads]
+        self._quad_widths = [w for w, _l in dims]
+        sure_dims = [d for d, q in zip(dims, quads, strict=True) if q.score >= SIZE_SURE]
         self._sure_widths = [w for w, _l in sure_dims]
         # a photo squeezed to a square (dataset exports) makes cards 2.4 long to 1 wide: the felt
         # stage, looking for 1.4, then split every card into halves
@@ -317,10 +318,13 @@ class Detector:
         p = card_probability(self.verifier, qwork, polys)
         keep = [True] * len(rects)
         self._doubtful = set()
+        alone = [
+            not any(j != i and _overlap(polys[i], polys[j]) for j in range(len(polys)))
+            for i in range(len(polys))
+        ]
         for i, r in enumerate(rects):
-            alone = not any(j != i and _overlap(polys[i], polys[j]) for j in range(len(polys)))
             near_quad = any(_overlap(polys[i], q.corners) for q in quads)
-            if alone and not near_quad and p[i] < DROP_BELOW:
+            if alone[i] and not near_quad and p[i] < DROP_BELOW:
                 self._doubtful.add(id(r))  # dropped if it also shows no face or an unreadable one
         for q in quads:
             under = [i for i in range(len(rects)) if overlap_share(polys[i], q.corners) > 0.3]
@@ -330,13 +334,8 @@ class Detector:
                 # frame's size came from the verified cards (a close-up photo), the felt stage's fit
                 # of a lone card is a few pixels off all round and misreads the index (6h read 5h):
                 # the verified outline stands
-                i = same[0]
-                if (
-                    self._sized_by_quads
-                    and q.score >= REPLACE_SURE
-                    and not any(_overlap(polys[i], polys[j]) for j in range(len(polys)) if j != i)
-                ):
-                    keep[i] = False
+                if self._sized_by_quads and q.score >= REPLACE_SURE and alone[same[0]]:
+                    keep[same[0]] = False
                 continue
             qw = _card_dims(q.corners)[0]
             if under and all(_card_dims(polys[i])[0] < PAPER_SHARE * qw for i in under):
