@@ -260,6 +260,8 @@ def main() -> int:
         ((1920, 1080), min(args.frames, 20), GOALS["ms_1080p"]),
         ((3840, 2160), args.frames_4k, GOALS["ms_4k"]),
     ):
+        if n <= 0:  # (--frames-4k 0: that size is left out)
+            continue
         cold, warm, cut = speed(deck, w, h, n, args.seed + 1000 + w)
         print(f"  {w}x{h} cold    {_spread(cold)}   ({n} frames, {cut} hit the budget)")
         print(

@@ -350,3 +350,27 @@ def test_a_black_card_shaped_thing_is_no_face_down_card_but_a_lone_face_down_car
     cv2.fillPoly(frame, [box], (20, 20, 20))
     s = score_frame(Detector().detect(frame), truth)
     assert s.found == 4 and s.false_cards == 0, s.mistakes
+
+
+def test_a_sure_outline_is_reported_though_a_false_find_touches_it():
+    # a white card on a white bed sheet (roboflow IMG_3022): the felt stage finds a false card-sized
+    # patch that overlaps the real card's edge, and the verifier is sure of the real card. The card
+    # is reported; an unsure outline touching found cards (the gap between two cards) is not
+    from vision.detect import CardObs
+    from vision.detect_quads import Quad
+
+    scene = TableScene(seats=6, felt=FELTS["green"], deck="tango")
+    c, a = board_card_pose(2)
+    scene.cards.append(CardPlacement(c, a, "9h", True, zone="board"))
+    frame, truth = render(scene, W, H, seed=3)
+    card = np.array(truth["cards"][0]["corners"], float)
+    width = float(np.linalg.norm(card[1] - card[0]))
+    patch = card + np.array([0.8 * width, 0.0])  # a fifth of it over the card's right side
+    false_find = CardObs("down", None, 0.5, tuple(patch.mean(axis=0)), [tuple(p) for p in patch])
+
+    added = Detector()._quad_cards(frame, [Quad(card, 0.99, "test")], [false_find])
+    assert [(o.face, o.code) for o in added] == [("up", "9h")]
+    assert Detector()._quad_cards(frame, [Quad(card, 0.7, "test")], [false_find]) == []
+    covered = card + np.array([0.3 * width, 0.0])  # most of it is a found card: that one stands
+    hidden = CardObs("down", None, 0.5, tuple(covered.mean(axis=0)), [tuple(p) for p in covered])
+    assert Detector()._quad_cards(frame, [Quad(card, 0.99, "test")], [hidden]) == []
