@@ -69,10 +69,11 @@ KNOWN_SIZE_SPAN = (0.6, 1.6)  # a verified card's width over a calibrated layout
 PAPER_SHARE = 0.25  # felt-stage cards narrower than this share of a verified card they lie on are its print
 # a verified card touching found cards is added, when the verifier is sure of it, unless this share
 # of it is already a found card: a false felt-stage card touching it (a white card on a white sheet)
-# no longer hides it (edje, the development source: recall 0.801 -> 0.835; 0.1 gave 0.816)
+# no longer hides it (edje, the development source: recall 0.801 -> 0.835 with this stop's other
+# changes; a share of 0.1, tried with the first form of this rule, gave 0.816)
 ADD_OVERLAP = 0.3
-# a lone felt-stage card the verifier doubts is dropped when its read is this unsure (edje: no card
-# lost; measured on roboflow too: precision 0.632 -> 0.643 with no recall lost)
+# a lone felt-stage card the verifier doubts is dropped when its read is this unsure (chosen on
+# roboflow: precision 0.632 -> 0.643 with no recall lost)
 DOUBTFUL_CONF = 0.2
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 # A J, Q or K is told apart by the letter of its index alone. On a card this narrow (full px) the letter

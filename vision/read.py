@@ -605,13 +605,8 @@ class BuiltinReader:
             seen_px = cv2.erode((visible > 128).astype(np.uint8), np.ones((9, 9), np.uint8))
             part = _pips(ink & seen_px, red, canon, dark)
             part["seen"] = seen_px
-        if (
-            pips is not None
-            and not pips["picture"]
-            and own is not None
-            and own.mean() < 250
-            and idx is not None
-        ):
+        touched = own is not None and own.mean() < 250  # another card touches this one
+        if pips is not None and not pips["picture"] and touched and idx is not None:
             # another card touches this one and the stacking says it lies below; if it lies on
             # top instead, the pips counted are partly its own or partly hidden. Then the pips
             # away from it are read as a half-hidden card's (see _own_pips_fit_better).
@@ -626,7 +621,6 @@ class BuiltinReader:
         if is_red is not None:
             pass
         elif pips is not None and pips["n"] > 0 and not pips["picture"]:
-            touched = own is not None and own.mean() < 250
             is_red = pips["redness"] > (PIP_RED_TOUCHED if touched else PIP_RED)
         elif idx is not None:
             is_red = _index_colour(idx, dark is not None)
