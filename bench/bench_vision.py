@@ -33,6 +33,7 @@ from hil.scene import deck_dir, random_scene, render
 from vision.detect import BUDGET_MS, Detector
 from vision.evaluate import Score, score_frame
 from vision.read import enroll_deck
+from vision.read_glyph import use_weights as use_glyph_weights
 from vision.real_photos import SOURCES, RealScore, add, load_labels, real_photos_dir, sample, score_image
 
 GOALS = {
@@ -106,12 +107,14 @@ def _spread(ms: list) -> str:
 
 def real_photos(source: str, limit: int | None, loso: Path | None = None) -> RealScore | None:
     """Figures of the built-in detector and reader on one real-photo source. With `loso` (the folder
-    `python -m vision.train --real` wrote the folds to), the verifier and the confidence map that
-    were trained without this source; else the shipped ones."""
+    `python -m vision.train --real` wrote the folds to), the verifier, the confidence map and the
+    glyph classifiers that were trained without this source; else the shipped ones."""
     root = real_photos_dir()
     if root is None or not (root / source / "labels.json").is_file():
         return None
     labels = load_labels(root / source)
+    glyphs = None if loso is None else loso / f"read_glyphs_without_{source}.npz"
+    use_glyph_weights(glyphs if glyphs is not None and glyphs.is_file() else None)
     if loso is not None:
         det = Detector(
             verifier_path=str(loso / f"quad_verifier_without_{source}.npz"),
@@ -190,13 +193,13 @@ def main() -> int:
 
     if args.real and args.loso:
         print(
-            "real photographs (../shared/data/real_photos): each source with the verifier and confidence "
-            f"map trained without it ({args.loso}); the reader's glyphs never saw a real photo"
+            "real photographs (../shared/data/real_photos): each source with the verifier, confidence "
+            f"map and glyph classifiers trained without it ({args.loso})"
         )
     elif args.real:
         print(
-            "real photographs (../shared/data/real_photos), shipped models: the verifier and confidence "
-            "map were trained on all three sources (vision train --real): for unseen-data figures use --loso"
+            "real photographs (../shared/data/real_photos), shipped models: the verifier, confidence "
+            "map and glyph classifiers were trained on all three sources (vision train --real): for unseen-data figures use --loso"
         )
     for source in args.real:
         s = real_photos(source, args.real_limit, args.loso)

@@ -718,20 +718,7 @@ class Detector:
         return None
 
     def _read(self, frame: np.ndarray, corners: np.ndarray, covering: list[np.ndarray], touching=()):
-        dst = np.float32([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]])
-        m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
-        canon = cv2.warpPerspective(
-            frame, m, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-        )
-        visible = np.full((CANON_H, CANON_W), 255, np.uint8)
-        for poly in covering:
-            q = cv2.perspectiveTransform(poly.reshape(-1, 1, 2).astype(np.float32), m).reshape(-1, 2)
-            cv2.fillConvexPoly(visible, np.round(q).astype(np.int32), 0)
-        # the face is judged only where no other card lies, whichever is on top
-        own = visible.copy()
-        for poly in touching:
-            q = cv2.perspectiveTransform(poly.reshape(-1, 1, 2).astype(np.float32), m).reshape(-1, 2)
-            cv2.fillConvexPoly(own, np.round(q).astype(np.int32), 0)
+        canon, visible, own = warp_card(frame, corners, covering, touching)
         reader = self.model if self.model is not None else self.builtin
         res: ReadResult = reader.read(canon, visible, own)
         conf = res.confidence
@@ -1639,6 +1626,27 @@ def _axis_diff(q1: np.ndarray, q2: np.ndarray) -> float:
 
 
 _clockwise = clockwise  # the names the rest of this module and its tests use
+
+
+def warp_card(frame: np.ndarray, corners: np.ndarray, covering=(), touching=()):
+    """(canon, visible, own): the card warped upright to CANON_W x CANON_H, where no card on top
+    of it lies (255) and where no card touching it lies at all (the face is judged only there)."""
+    dst = np.float32([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]])
+    m = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+    canon = cv2.warpPerspective(
+        frame, m, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    visible = np.full((CANON_H, CANON_W), 255, np.uint8)
+    for poly in covering:
+        q = cv2.perspectiveTransform(poly.reshape(-1, 1, 2).astype(np.float32), m).reshape(-1, 2)
+        cv2.fillConvexPoly(visible, np.round(q).astype(np.int32), 0)
+    own = visible.copy()
+    for poly in touching:
+        q = cv2.perspectiveTransform(poly.reshape(-1, 1, 2).astype(np.float32), m).reshape(-1, 2)
+        cv2.fillConvexPoly(own, np.round(q).astype(np.int32), 0)
+    return canon, visible, own
+
+
 _canonical_order = canonical_order
 
 

@@ -11,9 +11,11 @@ Two readers:
   from the number of pips for 2-10 and A, from "is there a picture" for J/Q/K, and from the corner
   index's rank glyph (which picture cards and covered cards need); suit from the index's suit symbol
   and the pips. Glyph and suit symbol are told by two small classifiers (`vision.read_glyph`,
-  weights in read_glyphs.npz, made by `python -m vision.read_train` from synthetic cards drawn with
-  OpenCV's Hershey fonts and suit shapes drawn in code, plus the two GPL decks; never the held-out
-  'drawn' deck). Without the weights file it falls back to Hershey glyph templates and shape rules.
+  weights in read_glyphs.npz, made by `python -m vision.read_train --real` from synthetic cards
+  written in outline and Hershey fonts with suit shapes drawn in code, the two GPL decks and the
+  real photos' index crops; never the held-out 'drawn' deck); an index the classifier is sure is a
+  J, Q or K makes a court card even where no picture was seen (line-art courts). Without the
+  weights file it falls back to Hershey glyph templates and shape rules.
 """
 
 from __future__ import annotations
@@ -599,6 +601,10 @@ class BuiltinReader:
                     seen.append(one)
         idx = _merge_indices(seen)
         pips = _pips(ink, red, canon, dark) if full_visible else None
+        if pips is not None and not pips["picture"] and _sure_court(idx, dark is not None):
+            # a picture drawn in thin pale lines (a line-art court) is not seen as one: its pieces
+            # are counted as pips; the index letter, when the classifier is sure, says otherwise
+            pips = dict(pips, picture=True)
         part, stacked_red = None, None
         if pips is None and visible.mean() > 60:
             # a half-hidden card: the pips in view (away from the covering card's edge)
@@ -719,6 +725,17 @@ PIP_LAYOUTS = {
         (0.3, 0.6), (0.7, 0.6), (0.5, 0.7), (0.3, 0.8), (0.7, 0.8),
     ],
 }  # fmt: skip
+
+
+def _sure_court(idx: dict | None, classifier: bool) -> bool:
+    """The corner index's glyph classifier is sure (GLYPH_SURE) that the rank is J, Q or K. On the
+    real photos, with the classifiers that never saw the source, such a reading was right 52 of 52
+    times (edje) and 58 of 58 (roboflow)."""
+    if idx is None or not classifier or not idx["rank_scores"]:
+        return False
+    scores = idx["rank_scores"]
+    top = max(scores, key=scores.get)
+    return top in "JQK" and scores[top] > GLYPH_SURE
 
 
 def _best_layout_fit(part: dict, glyph_scores: dict | None) -> tuple[str | None, float]:

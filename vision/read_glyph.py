@@ -3,8 +3,10 @@
 Inputs are crops of the card's ink (how dark each pixel is, whatever its colour) around one glyph
 or symbol, scaled to a fixed size, plus the crop's aspect ratio. Each classifier is a two-layer
 perceptron (numpy only) whose weights live in `read_glyphs.npz` next to this file, made by
-`python -m vision.read_train` from synthetic cards alone (`vision.read_synth`: Hershey fonts and
-drawn suit shapes; no real deck). If the file is missing the reader falls back to its rules.
+`python -m vision.read_train --real` (make train-vision-glyphs) from synthetic cards
+(`vision.read_synth`: outline and Hershey fonts, drawn suit shapes), the two GPL decks and the index
+crops of the real photos; `loso/read_glyphs_without_<source>.npz` left that source out
+(`use_weights` switches to one). If the file is missing the reader falls back to its rules.
 """
 
 from __future__ import annotations
@@ -84,13 +86,24 @@ class Ensemble:
         return np.log(p + 1e-9)
 
 
+_weights = WEIGHTS  # the file models() loads (use_weights changes it)
+
+
+def use_weights(path: str | Path | None) -> None:
+    """Read with the glyph classifiers of `path` from now on (None: the shipped ones): the
+    benchmark measures each real-photo source with the ones trained without it."""
+    global _weights
+    _weights = WEIGHTS if path is None else Path(path)
+    models.cache_clear()
+
+
 @lru_cache(maxsize=1)
 def models() -> dict[str, Ensemble] | None:
-    if not WEIGHTS.exists():
+    if not _weights.exists():
         return None
     out = {}
     keys = ("w1", "b1", "w2", "b2", "mean", "std")
-    with np.load(WEIGHTS, allow_pickle=False) as z:
+    with np.load(_weights, allow_pickle=False) as z:
         for name in ("rank", "suit"):
             n = int(z[f"{name}_members"]) if f"{name}_members" in z else 1
             out[name] = Ensemble(

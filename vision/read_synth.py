@@ -1,7 +1,8 @@
 """Synthetic playing cards, as the camera sees them, for training the built-in reader's classifiers.
 
-Nothing here comes from a real deck: the corner index's rank is written with OpenCV's own Hershey
-fonts (upright ones only, at many weights, widths and slants), the suit symbols are shapes drawn
+Nothing here comes from a real deck: the corner index's rank is written in outline fonts (TTF_SHARE
+of them, where the `train` extra installs them: sans, serif, mono, condensed) or OpenCV's own
+Hershey fonts (upright ones only), at many weights, widths and slants; the suit symbols are shapes drawn
 here with randomised proportions (lobe sizes, stem, notch, curvature), the pips follow the usual
 layouts with jitter and court cards carry a made-up coloured picture. Each card is then put through
 a simulated camera (shrunk to 55-100 px wide, uneven light and tint, blur, noise, an outline known
@@ -10,7 +11,10 @@ to a pixel or so) and warped upright to the reader's canonical size, exactly as 
 
 from __future__ import annotations
 
+import importlib.util
 import math
+from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -86,12 +90,71 @@ def suit_mask(suit: str, size: int, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
+TTF_SHARE = 0.9  # of the rank glyphs, written in an outline font when the `train` extra's are installed
+_SKIP_FONTS = (
+    "Sym",
+    "NonUni",
+    "LastResort",
+    "cmex",
+    "cmmi",
+    "cmsy",
+    "cmti",
+    "Display",
+    "Thin",
+    "ExtraLight",
+    "It",
+    "Oblique",
+)
+
+
+@lru_cache(maxsize=1)
+def ttf_fonts() -> tuple[str, ...]:
+    """Outline fonts to write rank glyphs in (sans, serif, mono, condensed; many weights): the ones
+    the `train` extra installs (matplotlib's DejaVu, STIX and Computer Modern; the font-* packages'
+    Roboto, Source Sans, Lato, Caladea, Fjalla One), found where pip put them. Empty without them
+    or without Pillow: the Hershey fonts alone are used."""
+    try:
+        import PIL.ImageFont  # noqa: F401
+    except ImportError:
+        return ()
+    dirs = []
+    for name in (
+        "matplotlib",
+        "font_roboto",
+        "font_source_sans_pro",
+        "font_lato",
+        "font_caladea",
+        "font_fjallaone",
+    ):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            dirs.append(Path(spec.origin).parent)
+    found = {p.name: p for d in dirs for p in sorted(d.rglob("*.ttf"))}  # (one file per name)
+    return tuple(str(p) for n, p in sorted(found.items()) if not any(k in n for k in _SKIP_FONTS))
+
+
+def _ttf_canvas(text: str, path: str, rng: np.random.Generator) -> np.ndarray:
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(path, 120)
+    img = Image.new("L", (420, 220), 0)
+    draw = ImageDraw.Draw(img)
+    stroke = int(rng.integers(0, 5)) if rng.random() < 0.4 else 0  # faux bold
+    draw.text((30, 20), text, font=font, fill=255, stroke_width=stroke, stroke_fill=255)
+    return np.asarray(img)
+
+
 def rank_mask(text: str, height: int, rng: np.random.Generator) -> np.ndarray:
-    """The rank written in a Hershey font, `height` px tall, random weight, width and slant."""
-    font = int(rng.choice(FONTS))
-    thick = int(rng.integers(1, 5))
-    canvas = np.zeros((200, 300), np.uint8)
-    cv2.putText(canvas, text, (20, 150), font, 3.0, 255, thick * 3, cv2.LINE_AA)
+    """The rank written `height` px tall in a Hershey font or (TTF_SHARE, when installed) an
+    outline font, random weight, width and slant."""
+    fonts = ttf_fonts()
+    if fonts and rng.random() < TTF_SHARE:
+        canvas = _ttf_canvas(text, fonts[int(rng.integers(len(fonts)))], rng)
+    else:
+        font = int(rng.choice(FONTS))
+        thick = int(rng.integers(1, 5))
+        canvas = np.zeros((200, 300), np.uint8)
+        cv2.putText(canvas, text, (20, 150), font, 3.0, 255, thick * 3, cv2.LINE_AA)
     ys, xs = np.nonzero(canvas > 100)
     g = canvas[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
     shear = rng.uniform(-0.2, 0.2)

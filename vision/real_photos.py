@@ -111,15 +111,10 @@ def iou(a, b) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def score_image(result, label: dict) -> RealScore:
-    """One image's figures (`result` a DetectionResult)."""
-    s = RealScore(images=1)
-    s.ms.append(result.ms)
-    s.truncated += int(bool(getattr(result, "truncated", False)))
-    cards = label.get("cards", [])
-    s.labelled = len(cards)
-    s.up_labelled = sum(1 for c in cards if c.get("code"))
-    dets = list(result.cards)
+def match(dets: list, cards: list[dict]) -> list[tuple[int, int]]:
+    """(detection index, label index) of the detected cards that are labelled ones: outline box
+    IoU >= IOU_MATCH, greedy, best IoU first. Labels without boxes and one card (foltys): the
+    detection most likely to be it (face up, biggest)."""
     pairs: list[tuple[int, int]] = []
     if cards and all("box" in c for c in cards):
         cand = sorted(
@@ -135,9 +130,22 @@ def score_image(result, label: dict) -> RealScore:
             used_d.add(i)
             used_c.add(j)
             pairs.append((i, j))
-    elif len(cards) == 1 and dets:  # no boxes, one card: the detection most likely to be it
+    elif len(cards) == 1 and dets:
         i = max(range(len(dets)), key=lambda k: (dets[k].face == "up", _area(dets[k])))
         pairs.append((i, 0))
+    return pairs
+
+
+def score_image(result, label: dict) -> RealScore:
+    """One image's figures (`result` a DetectionResult)."""
+    s = RealScore(images=1)
+    s.ms.append(result.ms)
+    s.truncated += int(bool(getattr(result, "truncated", False)))
+    cards = label.get("cards", [])
+    s.labelled = len(cards)
+    s.up_labelled = sum(1 for c in cards if c.get("code"))
+    dets = list(result.cards)
+    pairs = match(dets, cards)
     s.found = len(pairs)
     if label.get("labels_complete"):
         s.detections_checked = len(dets)

@@ -1,4 +1,4 @@
-"""The card verifier and the reader's confidence learnt from real photographs too, leave-one-source-out.
+"""The card verifier, the reader's glyphs and its confidence learnt from real photographs too, leave-one-source-out.
 
     python -m vision.train --real [--out-dir vision]      (make train-vision-real)
 
@@ -11,10 +11,13 @@ the table: an unlabelled card could be the right size). `foltys_single_cards` ha
 adds no sample.
 
 Leave-one-source-out: for each source S a verifier `loso/quad_verifier_without_<S>.npz` is trained on
-the synthetic set and the two other sources, and a confidence map `loso/read_confidence_without_<S>.json`
-(`vision.confidence`) is fitted on the codes the detector, with that verifier, reads on the two
-other sources. `bench/bench_vision.py --loso vision/loso` reports each source with the models that never
-saw it. The shipped `quad_verifier.npz` and `read_confidence.json` are trained on all three.
+the synthetic set and the two other sources. The built-in reader's glyph classifiers learn from the
+real photos the same way (`python -m vision.read_train --real`, make train-vision-glyphs: the
+index crops `glyph_samples` cuts from the cards found on each source; `loso/read_glyphs_without_<S>.npz`).
+A confidence map `loso/read_confidence_without_<S>.json` (`vision.confidence`, `fit_confidence`) is
+fitted on the codes read on the two other sources, each read by the models that never saw it.
+`bench/bench_vision.py --loso vision/loso` reports each source with the models that never saw it.
+The shipped `quad_verifier.npz`, `read_glyphs.npz` and `read_confidence.json` learnt from all three.
 Licences: the photos are Apache-2.0 (Edje), CC BY 4.0 (Roboflow user, black-jack-8goxw v13:
 attribution required) and MIT (Foltys); see ../shared/data/real_photos/*/LICENSE.txt.
 """
@@ -96,6 +99,63 @@ def reads(source: str, verifier_path: str | None) -> list[tuple[float, bool]]:
     return out
 
 
+GLYPH_JITTER = 0.02  # of the card's width: how far each corner is moved for a further view
+
+
+def glyph_samples(
+    source: str, verifier_path: str | None, views: int = 4, seed: int = 0, names=None, log=print
+):
+    """(rank features, rank labels, suit features, suit labels) that the built-in reader cuts from
+    the labelled face-up cards the detector finds on one source's photos, each seen as found and
+    `views - 1` more times through its outline with the corners moved a little (GLYPH_JITTER): a
+    real camera's index prints, blur and JPEG, which the synthetic cards only imitate. `names`: only
+    those photos (default all)."""
+    from vision.detect import Detector, warp_card
+    from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES
+    from vision.read_train import card_crops
+    from vision.real_photos import match
+
+    class Recording(Detector):
+        """Remembers what each card read was given: where its outline is, which cards touch it."""
+
+        def _read(self, frame, corners, covering, touching=()):
+            self.given.append((np.asarray(corners, np.float64), list(covering), list(touching)))
+            return super()._read(frame, corners, covering, touching)
+
+    root = real_photos_dir()
+    labels = load_labels(root / source)
+    rng = np.random.default_rng(seed)
+    det = Recording(verifier_path=verifier_path, calibration=False)
+    rx, ry, sx, sy = [], [], [], []
+    cards_used = 0
+    for name in sorted(labels) if names is None else names:
+        frame = cv2.imread(str(root / source / name), cv2.IMREAD_COLOR)
+        if frame is None:
+            continue
+        det.card_width_hint = None
+        det.given = []
+        result = det.detect(frame)
+        cards = labels[name].get("cards", [])
+        for i, j in match(result.cards, cards):
+            code = cards[j].get("code")
+            corners = np.asarray(result.cards[i].corners, np.float64)
+            given = next((g for g in det.given if np.abs(g[0] - corners).max() < 0.5), None)
+            if not code or given is None:
+                continue
+            cards_used += 1
+            width = float(np.linalg.norm(corners[1] - corners[0]))
+            for v in range(views):
+                moved = corners if v == 0 else corners + rng.normal(0, GLYPH_JITTER * width, (4, 2))
+                canon, visible, _own = warp_card(frame, moved, given[1], given[2])
+                ranks, suits = card_crops(canon, code, visible)
+                rx += ranks
+                sx += suits
+                ry += [RANK_CLASSES.index(code[0])] * len(ranks)
+                sy += [SUIT_CLASSES.index(code[1])] * len(suits)
+    log(f"  real {source}: {len(rx)} rank and {len(sx)} suit crops from {cards_used} cards")
+    return np.array(rx), np.array(ry), np.array(sx), np.array(sy)
+
+
 def train_all(
     out_dir: Path, synth: tuple[np.ndarray, np.ndarray], hidden: int, epochs: int, seed: int, log=print
 ):
@@ -120,32 +180,41 @@ def train_all(
         np.savez_compressed(path, **params, seed=np.array(seed), real_sources=np.array(sorted(train_sources)))
         log(f"  wrote {path} (synthetic + {', '.join(train_sources) or 'no real source'})")
 
-    t0 = time.time()
-    fold_reads: dict[str, list] = {s: [] for s in SOURCES}
     for held in SOURCES:
-        others = [s for s in SOURCES if s != held]
-        vpath = fold_dir / f"quad_verifier_without_{held}.npz"
-        fit(others, vpath)
-        got = []
-        for s in others:
-            r = reads(s, str(vpath))
-            fold_reads[s] += r
-            got += r
-        table = confidence.fit_isotonic([c for c, _ in got], [ok for _, ok in got])
-        table["trained_on"] = others
-        table["reads"] = [
-            [round(c, 4), int(ok)] for c, ok in got
-        ]  # (raw score, right): refit without rerunning
-        confidence.save(table, fold_dir / f"read_confidence_without_{held}.json")
-        log(
-            f"  fold without {held}: calibration on {len(got)} reads of {', '.join(others)}; {time.time() - t0:.0f} s"
-        )
+        fit([s for s in SOURCES if s != held], fold_dir / f"quad_verifier_without_{held}.npz")
     fit(list(SOURCES), out_dir / "quad_verifier.npz")
-    allr = [r for s in SOURCES for r in fold_reads[s]]
-    table = confidence.fit_isotonic([c for c, _ in allr], [ok for _, ok in allr])
-    table["trained_on"] = list(SOURCES)
-    table["reads"] = [[round(c, 4), int(ok)] for c, ok in allr]
-    confidence.save(table, out_dir / "read_confidence.json")
-    log(
-        f"wrote {out_dir / 'quad_verifier.npz'} and read_confidence.json (all sources); {time.time() - t0:.0f} s"
-    )
+    fit_confidence(out_dir, log)
+
+
+def fit_confidence(out_dir: Path, log=print) -> None:
+    """The confidence maps (`vision.confidence`): each source's codes read by the models that never
+    saw it (its leave-one-out verifier and, where there is one, glyph classifiers); the map for
+    leaving source S out is fitted on the other sources' reads, the shipped one on all of them."""
+    from vision.read_glyph import use_weights
+
+    out_dir = Path(out_dir)
+    fold_dir = out_dir / "loso"
+    t0 = time.time()
+    got: dict[str, list] = {}
+    try:
+        for s in SOURCES:
+            glyphs = fold_dir / f"read_glyphs_without_{s}.npz"
+            use_weights(glyphs if glyphs.is_file() else None)
+            got[s] = reads(s, str(fold_dir / f"quad_verifier_without_{s}.npz"))
+    finally:
+        use_weights(None)
+    for held in (*SOURCES, None):
+        used = [s for s in SOURCES if s != held]
+        pairs = [r for s in used for r in got[s]]
+        table = confidence.fit_isotonic([c for c, _ in pairs], [ok for _, ok in pairs])
+        table["trained_on"] = used
+        table["reads"] = [
+            [round(c, 4), int(ok)] for c, ok in pairs
+        ]  # (raw score, right): refit without rerunning
+        path = (
+            out_dir / "read_confidence.json"
+            if held is None
+            else fold_dir / f"read_confidence_without_{held}.json"
+        )
+        confidence.save(table, path)
+        log(f"  wrote {path}: {len(pairs)} reads of {', '.join(used)}; {time.time() - t0:.0f} s")

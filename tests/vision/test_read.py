@@ -468,3 +468,51 @@ def test_a_court_card_too_small_to_read_is_not_named_surely():
             pips += 1
     assert sure_wrong == []
     assert pips_named >= 0.9 * pips, f"{pips_named} of {pips} pip cards named"
+
+
+def test_a_court_drawn_in_pale_lines_is_read_by_its_index_not_counted_as_pips(monkeypatch):
+    """Some decks draw their court pictures in thin pale lines (a line-art king): the picture test
+    sees no colour, and the few dark strokes are counted as pips, so a king was read as a three.
+    When the index classifier is sure of J, Q or K, the card is read as that court card."""
+    import vision.read as reader_module
+
+    full = np.full((140, 100), 255, np.uint8)
+    for code in ("Kh", "Jd", "Jc"):
+        canon = cv2.resize(
+            card_from_image(cv2.imread(str(deck_dir("tango") / f"{code}.png"), cv2.IMREAD_UNCHANGED)),
+            (100, 140),
+            interpolation=cv2.INTER_AREA,
+        )
+        picture = cv2.cvtColor(cv2.cvtColor(canon[16:124, 18:82], cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        canon[16:124, 18:82] = (255 - 0.3 * (255 - picture.astype(np.float32))).astype(np.uint8)  # pale lines
+        for y in (45, 70, 95):  # and three dark strokes, where a three's pips would be
+            cv2.ellipse(canon, (50, y), (5, 4), 0, 0, 360, (30, 30, 30), -1)
+        assert BuiltinReader().identify(canon, full)[0][0] == code[0]
+        with monkeypatch.context() as m:  # (what the pips alone say: this test exercises the rule)
+            m.setattr(reader_module, "_sure_court", lambda *_: False)
+            assert BuiltinReader().identify(canon, full)[0][0] == "3"
+
+
+def test_each_fold_of_the_glyph_classifiers_never_saw_its_source_and_is_what_gets_loaded():
+    """Real-photo figures are measured per source with the glyph classifiers trained without it
+    (vision/loso/read_glyphs_without_<source>.npz, `use_weights`); the shipped ones saw all."""
+    from vision.read_glyph import WEIGHTS, models, use_weights
+    from vision.real_photos import SOURCES
+
+    crop = np.random.default_rng(0).random((1, 12 * 18 + 1)).astype(np.float32)
+    shipped = models()["rank"].log_probs(crop)
+    with np.load(WEIGHTS) as z:
+        assert sorted(z["real_sources"].tolist()) == sorted(SOURCES)
+    try:
+        for source in SOURCES:
+            fold = WEIGHTS.parent / "loso" / f"read_glyphs_without_{source}.npz"
+            with np.load(fold) as z:
+                assert source not in z["real_sources"].tolist()
+                assert len(z["real_sources"]) == len(SOURCES) - 1
+            use_weights(fold)
+            assert not np.allclose(models()["rank"].log_probs(crop), shipped)
+        use_weights(WEIGHTS.parent / "no_such_file.npz")
+        assert models() is None  # (the reader then falls back to its rules)
+    finally:
+        use_weights(None)
+    assert np.allclose(models()["rank"].log_probs(crop), shipped)
