@@ -30,6 +30,7 @@ import numpy as np
 
 from controller.rules.cards import ALL_CODES, RANKS, SUITS  # noqa: F401  (RANKS: re-exported)
 from vision.detect_quads import canonical_order
+from vision.index_net import model as index_model
 from vision.read_glyph import (
     RANK_SIZE,
     SUIT_SIZE,
@@ -547,15 +548,26 @@ def _quarter_turned(canon: np.ndarray) -> bool:
 class BuiltinReader:
     """Reads standard-index cards of decks it has never seen (see module docstring)."""
 
-    def read(self, canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None = None) -> ReadResult:
+    def read(
+        self,
+        canon: np.ndarray,
+        visible: np.ndarray,
+        own: np.ndarray | None = None,
+        seen_width: float | None = None,
+    ) -> ReadResult:
+        """`seen_width`: the card's width in the picture's pixels, where known (see INDEX_NET_MIN_WIDTH)."""
         up = face_up_score(canon, visible if own is None else own)
         if up < 0.5:
             return ReadResult("down", None, 1.0 - up / 2)
-        code, conf = self.identify(canon, visible, own)
+        code, conf = self.identify(canon, visible, own, seen_width)
         return ReadResult("up", code, conf)
 
     def identify(
-        self, canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None = None
+        self,
+        canon: np.ndarray,
+        visible: np.ndarray,
+        own: np.ndarray | None = None,
+        seen_width: float | None = None,
     ) -> tuple[str | None, float]:
         """The card's code and a confidence; (None, conf) when it cannot be read.
 
@@ -567,6 +579,13 @@ class BuiltinReader:
             # a card seen about as wide as long (steep perspective, a stretched picture) may have
             # been warped a quarter turn off: its index then lies at the other two corners
             canon = cv2.resize(cv2.rotate(canon, cv2.ROTATE_90_CLOCKWISE), (CANON_W, CANON_H))
+        net = index_model() if seen_width is None or seen_width >= INDEX_NET_MIN_WIDTH else None
+        if net is not None:
+            # the index network, when sure of rank and suit, reads the corner without cutting it
+            # into glyphs (vision/index_net.py); otherwise the rules below read the card
+            code, sure = net.code(canon, visible)
+            if code is not None and sure >= INDEX_SURE:
+                return code, round(min(0.99, sure), 3)
         return self._read_once(canon, visible, own)
 
     def _read_once(self, canon, visible, own) -> tuple[str | None, float]:
@@ -702,6 +721,14 @@ class BuiltinReader:
         return rank + suit, round(min(0.99, rank_conf * (0.5 + suit_conf / 2)), 3)
 
 
+INDEX_SURE = (
+    0.9  # the index network's rank and suit probabilities multiplied: at least this and its code stands
+)
+# a card narrower than this (px in the picture) is read by the rules alone: the index network learnt
+# mostly from cards 40-100 px wide (vision.read_synth's camera 55-100 px, shrunk by as much as a third by
+# vision.index_net_train.degrade), and on the simulator's 25 px hole cards it was sure of a 3 for a 2,
+# an 8 for a 6, clubs for spades (tests/vision/test_read.py), where the rules count the pips right
+INDEX_NET_MIN_WIDTH = 35.0
 GLYPH_SURE = -0.1  # log-prob of the index's best rank above which the glyph is taken as sure ...
 GLYPH_GAP = 2.0  # ... against a rank this much less likely
 PIP_COUNT = {r: n for n, r in enumerate("A23456789T", start=1)}

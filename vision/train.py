@@ -204,7 +204,23 @@ def composite(rng: np.random.Generator, faces, backs, textures, w: int | None = 
         quad += c
         _paste(canvas, cover, img, _card_alpha(img.shape[1], img.shape[0], rng), quad, k + 1)
         quads.append(quad)
-    # distractors: chips, paper of another shape, a hand over a card
+    add_distractors(rng, canvas, cover, quads, cw)
+    img = camera(rng, canvas)
+    cards = []
+    for k, q in enumerate(quads):
+        m = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(m, np.round(q).astype(np.int32), 1)
+        area = max(1, int(m.sum()))
+        seen = int(((cover == k + 1) & (m > 0)).sum())
+        inside = float(m.sum()) / max(1.0, cv2.contourArea(q.astype(np.float32)))
+        cards.append((q, seen / area * min(1.0, inside)))
+    return img, cards
+
+
+def add_distractors(rng: np.random.Generator, canvas, cover, quads, cw: float) -> None:
+    """Chips (rows of touching ones, white too), paper of another shape and a hand over a card, painted
+    onto `canvas` and marked -1 in `cover` (they hide what lies under them)."""
+    h, w = cover.shape
     for _ in range(int(rng.integers(0, 5))):
         r = rng.random()
         centre = (int(rng.integers(0, w)), int(rng.integers(0, h)))
@@ -246,7 +262,11 @@ def composite(rng: np.random.Generator, faces, backs, textures, w: int | None = 
                 cv2.LINE_AA,
             )
             cv2.ellipse(cover, (int(p[0]), int(p[1])), axes, 0, 0, 360, -1, -1)
-    # light, shadow, glare, then the camera
+
+
+def camera(rng: np.random.Generator, canvas) -> np.ndarray:
+    """Uneven light, a shadow, glare, blur, noise and JPEG: the float canvas as a camera gives it."""
+    h, w = canvas.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     la = rng.uniform(0, 2 * math.pi)
     grad = 1 + rng.uniform(0, 0.5) * ((xx / w - 0.5) * math.cos(la) + (yy / h - 0.5) * math.sin(la))
@@ -266,15 +286,7 @@ def composite(rng: np.random.Generator, faces, backs, textures, w: int | None = 
     img = np.clip(canvas, 0, 255).astype(np.uint8)
     _ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
     img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
-    cards = []
-    for k, q in enumerate(quads):
-        m = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(m, np.round(q).astype(np.int32), 1)
-        area = max(1, int(m.sum()))
-        seen = int(((cover == k + 1) & (m > 0)).sum())
-        inside = float(m.sum()) / max(1.0, cv2.contourArea(q.astype(np.float32)))
-        cards.append((q, seen / area * min(1.0, inside)))
-    return img, cards
+    return img
 
 
 def poly_iou(a: np.ndarray, b: np.ndarray) -> float:

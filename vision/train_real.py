@@ -102,17 +102,11 @@ def reads(source: str, verifier_path: str | None) -> list[tuple[float, bool]]:
 GLYPH_JITTER = 0.02  # of the card's width: how far each corner is moved for a further view
 
 
-def glyph_samples(
-    source: str, verifier_path: str | None, views: int = 4, seed: int = 0, names=None, log=print
-):
-    """(rank features, rank labels, suit features, suit labels) that the built-in reader cuts from
-    the labelled face-up cards the detector finds on one source's photos, each seen as found and
-    `views - 1` more times through its outline with the corners moved a little (GLYPH_JITTER): a
-    real camera's index prints, blur and JPEG, which the synthetic cards only imitate. `names`: only
-    those photos (default all)."""
-    from vision.detect import Detector, warp_card
-    from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES
-    from vision.read_train import card_crops
+def labelled_cards(source: str, verifier_path: str | None, names=None):
+    """(frame, corners, covering, touching, code) of each labelled face-up card the detector finds on
+    one source's photos: the outline it found and the cards it saw on or against it, as the reader
+    was given them. `names`: only those photos (default all)."""
+    from vision.detect import Detector
     from vision.real_photos import match
 
     class Recording(Detector):
@@ -124,10 +118,7 @@ def glyph_samples(
 
     root = real_photos_dir()
     labels = load_labels(root / source)
-    rng = np.random.default_rng(seed)
     det = Recording(verifier_path=verifier_path, calibration=False)
-    rx, ry, sx, sy = [], [], [], []
-    cards_used = 0
     for name in sorted(labels) if names is None else names:
         frame = cv2.imread(str(root / source / name), cv2.IMREAD_COLOR)
         if frame is None:
@@ -140,18 +131,36 @@ def glyph_samples(
             code = cards[j].get("code")
             corners = np.asarray(result.cards[i].corners, np.float64)
             given = next((g for g in det.given if np.abs(g[0] - corners).max() < 0.5), None)
-            if not code or given is None:
-                continue
-            cards_used += 1
-            width = float(np.linalg.norm(corners[1] - corners[0]))
-            for v in range(views):
-                moved = corners if v == 0 else corners + rng.normal(0, GLYPH_JITTER * width, (4, 2))
-                canon, visible, _own = warp_card(frame, moved, given[1], given[2])
-                ranks, suits = card_crops(canon, code, visible)
-                rx += ranks
-                sx += suits
-                ry += [RANK_CLASSES.index(code[0])] * len(ranks)
-                sy += [SUIT_CLASSES.index(code[1])] * len(suits)
+            if code and given is not None:
+                yield frame, corners, given[1], given[2], code
+
+
+def glyph_samples(
+    source: str, verifier_path: str | None, views: int = 4, seed: int = 0, names=None, log=print
+):
+    """(rank features, rank labels, suit features, suit labels) that the built-in reader cuts from
+    the labelled face-up cards the detector finds on one source's photos, each seen as found and
+    `views - 1` more times through its outline with the corners moved a little (GLYPH_JITTER): a
+    real camera's index prints, blur and JPEG, which the synthetic cards only imitate. `names`: only
+    those photos (default all)."""
+    from vision.detect import warp_card
+    from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES
+    from vision.read_train import card_crops
+
+    rng = np.random.default_rng(seed)
+    rx, ry, sx, sy = [], [], [], []
+    cards_used = 0
+    for frame, corners, covering, touching, code in labelled_cards(source, verifier_path, names):
+        cards_used += 1
+        width = float(np.linalg.norm(corners[1] - corners[0]))
+        for v in range(views):
+            moved = corners if v == 0 else corners + rng.normal(0, GLYPH_JITTER * width, (4, 2))
+            canon, visible, _own = warp_card(frame, moved, covering, touching)
+            ranks, suits = card_crops(canon, code, visible)
+            rx += ranks
+            sx += suits
+            ry += [RANK_CLASSES.index(code[0])] * len(ranks)
+            sy += [SUIT_CLASSES.index(code[1])] * len(suits)
     log(f"  real {source}: {len(rx)} rank and {len(sx)} suit crops from {cards_used} cards")
     return np.array(rx), np.array(ry), np.array(sx), np.array(sy)
 
@@ -188,8 +197,9 @@ def train_all(
 
 def fit_confidence(out_dir: Path, log=print) -> None:
     """The confidence maps (`vision.confidence`): each source's codes read by the models that never
-    saw it (its leave-one-out verifier and, where there is one, glyph classifiers); the map for
+    saw it (its leave-one-out verifier and, where there are, glyph classifiers and index network); the map for
     leaving source S out is fitted on the other sources' reads, the shipped one on all of them."""
+    from vision import index_net
     from vision.read_glyph import use_weights
 
     out_dir = Path(out_dir)
@@ -200,9 +210,12 @@ def fit_confidence(out_dir: Path, log=print) -> None:
         for s in SOURCES:
             glyphs = fold_dir / f"read_glyphs_without_{s}.npz"
             use_weights(glyphs if glyphs.is_file() else None)
+            net = fold_dir / f"index_net_without_{s}.onnx"
+            index_net.use_weights(net if net.is_file() else None)
             got[s] = reads(s, str(fold_dir / f"quad_verifier_without_{s}.npz"))
     finally:
         use_weights(None)
+        index_net.use_weights(None)
     for held in (*SOURCES, None):
         used = [s for s in SOURCES if s != held]
         pairs = [r for s in used for r in got[s]]

@@ -488,8 +488,12 @@ def test_a_court_drawn_in_pale_lines_is_read_by_its_index_not_counted_as_pips(mo
         for y in (45, 70, 95):  # and three dark strokes, where a three's pips would be
             cv2.ellipse(canon, (50, y), (5, 4), 0, 0, 360, (30, 30, 30), -1)
         assert BuiltinReader().identify(canon, full)[0][0] == code[0]
+        with monkeypatch.context() as m:
+            m.setattr(reader_module, "index_model", lambda: None)
+            assert BuiltinReader().identify(canon, full)[0][0] == code[0]  # the rule, without the network
         with monkeypatch.context() as m:  # (what the pips alone say: this test exercises the rule)
             m.setattr(reader_module, "_sure_court", lambda *_: False)
+            m.setattr(reader_module, "index_model", lambda: None)  # the rules alone, no index network
             assert BuiltinReader().identify(canon, full)[0][0] == "3"
 
 
