@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
             command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
             && { echo $$p; break; }; done)
 
-.PHONY: test demo lint bench clean venv install-check install-check-arm64 train-vision train-vision-real train-vision-glyphs
+.PHONY: test demo lint bench clean venv install-check install-check-arm64 train-vision train-vision-real train-vision-glyphs train-cardnet train-index-net
 
 venv: $(STAMP)
 
@@ -65,6 +65,21 @@ train-vision-real: $(STAMP)
 train-vision-glyphs: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[train]'
 	OMP_NUM_THREADS=1 nice -n 10 $(BIN)/python -m vision.read_train --real
+
+# the card detector network (vision/cardnet.onnx) from synthetic scenes over the CC0 textures, with the
+# Aisleriot decks (Debian's gnome-cards-data, fetched with apt-get download when not installed); torch
+# from the `train` extra, CPU only; about an hour on 2 cores (the scenes are cached in build/cardnet)
+train-cardnet: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[train]'
+	nice -n 10 $(BIN)/python -m vision.cardnet_train
+	nice -n 10 $(BIN)/python -m vision.cardnet_train --real
+
+# the built-in reader's index network (vision/index_net.onnx and loso/index_net_without_*.onnx) from
+# synthetic cards, the Aisleriot decks and the real photos (leave one source out), then the confidence
+# maps refitted; torch from the `train` extra, CPU only; about 40 minutes on 2 cores
+train-index-net: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[train]'
+	nice -n 10 $(BIN)/python -m vision.index_net_train
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -27,8 +27,11 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from vision.cardnet import CardNet, load_cardnet
+from vision.cardnet import refine as refine_net_corners
 from vision.confidence import load as load_calibration
 from vision.detect_quads import (
+    Quad,
     canonical_order,
     card_probability,
     clockwise,
@@ -76,6 +79,16 @@ ADD_OVERLAP = 0.3
 # roboflow: precision 0.632 -> 0.643 with no recall lost)
 DOUBTFUL_CONF = 0.2
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
+NET_ACCEPT = (
+    0.3  # the card network's centre heat: at least this and its card is looked at (vision/cardnet.py)
+)
+NET_ADD = (
+    0.5  # ... and a card nothing else found is added when its heat or the verifier's probability is this
+)
+NET_OVERLAP = 0.3  # a network card overlapping a found card by this share of the smaller is that card
+NET_MIN_WIDTH = 16.0  # px: a narrower network card (a chip's edge spot, a pip) is nothing anyone could read
+NET_SIZE_SPAN = 0.25  # the cards of one deck are one size and shape: with two or more cards found, a network
+# card whose width or length-to-width ratio is off theirs (median) by more than this share is none (a chip)
 # A J, Q or K is told apart by the letter of its index alone. On a card this narrow (full px) the letter
 # is about 4 px tall and the three letters blur into one shape: the rank read is a guess, and its
 # confidence says so (see _court_too_small).
@@ -178,9 +191,16 @@ class Detector:
         budget_ms: float | None = BUDGET_MS,
         verifier_path: str | None = None,
         calibration: str | bool | None = None,
+        cardnet: str | bool | None = None,
     ) -> None:
         self.model: DeckModel | None = load_model(deck_model_path) if deck_model_path else None
         self.verifier = load_verifier(verifier_path)
+        # the card detector network (vision/cardnet.py), an extra stage that adds the cards it sees and
+        # the others missed: off by default (None or False: on rendered and real tables it has not yet
+        # paid for its ~35 ms a frame, docs/vision.md), True the shipped one, a path that file
+        self.cardnet: CardNet | None = (
+            None if cardnet in (None, False) else load_cardnet(None if cardnet is True else cardnet)
+        )
         # the built-in reader's raw score -> how often such a read is right (vision/confidence.py);
         # False: the raw score (to fit a calibration), a path: that map, None: the shipped one
         self.calibrate = None if calibration is False else load_calibration(calibration or None)
@@ -225,7 +245,7 @@ class Detector:
             stride += 1
         if stride > 1:
             frame = np.ascontiguousarray(frame[::stride, ::stride])
-        quads, qwork = [], None
+        quads, qwork, net = [], None, []
         still_key = None
         if self.track:
             still_key = _still_picture(frame)
@@ -238,13 +258,14 @@ class Detector:
             thumb = cv2.resize(qwork[0], (48, 27), interpolation=cv2.INTER_AREA).astype(np.int16)
             last = self._quad_memo
             if self.track and last is not None and np.abs(last[0] - thumb).max() < 10:
-                quads = last[1]  # the same table as a frame ago: its verified cards again
+                quads, net = last[1], last[2]  # the same table as a frame ago: its verified cards again
             else:
                 quad_deadline = c0 + QUAD_SHARE * budget if budget else None
                 quads, cut = find_cards(frame, self.verifier, quad_deadline, work=qwork)
+                net = self._net_cards(frame, qwork) if self.cardnet is not None else []
                 self._truncated |= cut
                 if self.track and not cut:
-                    self._quad_memo = (thumb, quads)
+                    self._quad_memo = (thumb, quads, net)
         if quads and self.layout is not None and self.layout.card_width_known:
             # a calibrated table knows its deck's card size: a "card" the verifier vouches for at
             # another size is not one of them (an overlapping hole-card pair's near-square outline,
@@ -252,6 +273,7 @@ class Detector:
             known = self.layout.card_width_px() / stride
             lo, hi = KNOWN_SIZE_SPAN
             quads = [q for q in quads if lo <= _card_dims(q.corners)[0] / known <= hi]
+            net = [q for q in net if lo <= _card_dims(q.corners)[0] / known <= hi]
         dims = [_card_dims(q.corners) for q in quads]
         self._quad_widths = [w for w, _l in dims]
         sure_dims = [d for d, q in zip(dims, quads, strict=True) if q.score >= SIZE_SURE]
@@ -292,6 +314,7 @@ class Detector:
             ]
         cards += first
         cards += self._quad_cards(frame, [q for q in quads if not any(q is c for c in clear)], cards)
+        cards += self._net_only_cards(frame, net, cards, discs)
         if stride > 1:
             _scale_result(cards, button, discs, stride)
         res = DetectionResult(w, h, cards, button, discs, truncated=self._truncated)
@@ -386,6 +409,56 @@ class Detector:
             touching = [overlap_share(q.corners, o) for o in have if _overlap(q.corners, o)]
             if touching and (q.score < REPLACE_SURE or max(touching) > ADD_OVERLAP):
                 continue  # (an unsure outline touching found cards is often the gap between them)
+            corners = _canonical_order(q.corners.astype(np.float64))
+            if self._out_of_time():
+                face, code, conf = self._face_only(frame, corners)
+            else:
+                face, code, conf = self._read(frame, corners, [], [])
+            out.append(CardObs(face, code, conf, tuple(corners.mean(axis=0)), [tuple(p) for p in corners]))
+            have.append(corners)
+        return out
+
+    def _net_cards(self, frame: np.ndarray, qwork) -> list[Quad]:
+        """The network's cards (NET_ACCEPT or surer), their corners put on the rim; each scored by
+        the network's heat or the verifier's probability, whichever is higher."""
+        found = [c for c in self.cardnet.find(frame) if c.score >= NET_ACCEPT]
+        if not found:
+            return []
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        corners = [refine_net_corners(gray, c.corners) for c in found]
+        p = (
+            card_probability(self.verifier, qwork, corners)
+            if self.verifier is not None
+            else [0.0] * len(found)
+        )
+        out = [
+            Quad(q.astype(np.float32), max(c.score, float(v)), "net")
+            for q, c, v in zip(corners, found, p, strict=True)
+        ]
+        return sorted(out, key=lambda q: -q.score)
+
+    def _net_only_cards(
+        self, frame: np.ndarray, net: list[Quad], cards: list[CardObs], discs
+    ) -> list[CardObs]:
+        """The network's cards that neither stage found (a card on wood grain, in a fan, on a pale
+        counter), read like the others; one lying on a chip or the button is not a card."""
+        out: list[CardObs] = []
+        have = [np.asarray(c.corners, np.float64) for c in cards]
+        dims = [_card_dims(c) for c in have]
+        width = float(np.median([w for w, _l in dims])) if len(dims) >= 2 else None
+        aspect = float(np.median([ln / w for w, ln in dims])) if len(dims) >= 2 else None
+        for q in net:
+            w, ln = _card_dims(q.corners)
+            if q.score < NET_ADD or w < NET_MIN_WIDTH:
+                continue
+            if width is not None and (
+                abs(w / width - 1) > NET_SIZE_SPAN or abs(ln / w / aspect - 1) > NET_SIZE_SPAN
+            ):
+                continue
+            if any(_on_disc(q.corners, d) for d in discs):
+                continue
+            if any(_overlap(q.corners, o) and overlap_share(q.corners, o) > NET_OVERLAP for o in have):
+                continue
             corners = _canonical_order(q.corners.astype(np.float64))
             if self._out_of_time():
                 face, code, conf = self._face_only(frame, corners)
@@ -719,8 +792,10 @@ class Detector:
 
     def _read(self, frame: np.ndarray, corners: np.ndarray, covering: list[np.ndarray], touching=()):
         canon, visible, own = warp_card(frame, corners, covering, touching)
-        reader = self.model if self.model is not None else self.builtin
-        res: ReadResult = reader.read(canon, visible, own)
+        if self.model is not None:
+            res: ReadResult = self.model.read(canon, visible, own)
+        else:
+            res = self.builtin.read(canon, visible, own, seen_width=_card_dims(corners)[0])
         conf = res.confidence
         if self.model is None and res.code is not None and self.calibrate is not None:
             conf = self.calibrate(conf)

@@ -168,3 +168,27 @@ def test_index_crops_cut_from_real_photos_carry_the_labelled_ranks():
         use_glyph_weights(None)
     assert rank_right >= 0.6, f"rank crops read as labelled: {rank_right:.2f}"
     assert suit_right >= 0.7, f"suit crops read as labelled: {suit_right:.2f}"
+
+
+def test_a_card_under_another_is_matched_by_its_part_in_view():
+    """The real photos' labels box what the annotator saw: a card half under another is labelled by
+    its strip in view, while the detector reports the whole outline. Matched by the whole outline
+    the pair scores one card of two; matched by the part in view (`match(visible=True)`, the bench's
+    "part in view" line) both count -- and a card nothing covers is still judged by its outline."""
+    from types import SimpleNamespace
+
+    from vision.real_photos import match, visible_boxes
+
+    def card(x0, y0, x1, y1, occluded=False):
+        return SimpleNamespace(corners=[[x0, y0], [x1, y0], [x1, y1], [x0, y1]], occluded=occluded, face="up")
+
+    top = card(130, 100, 230, 240)
+    under = card(100, 100, 200, 240, occluded=True)  # all but its left 30 px lies under `top`
+    labels = [{"box": [130, 100, 230, 240]}, {"box": [100, 100, 130, 240]}]  # the strip in view
+    boxes = visible_boxes([top, under])
+    assert boxes[0] == (130.0, 100.0, 230.0, 240.0)
+    assert abs(boxes[1][2] - 130) <= 2 and boxes[1][0] == 100.0
+    assert sorted(match([top, under], labels)) == [(0, 0)]
+    assert sorted(match([top, under], labels, visible=True)) == [(0, 0), (1, 1)]
+    elsewhere = [{"box": [400, 100, 450, 240]}]  # a label far from both: no match either way
+    assert match([top, under], elsewhere, visible=True) == []
