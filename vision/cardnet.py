@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.onnx_model import OnnxModel
+from vision.polygons import iou as polygon_iou
 
 WEIGHTS = Path(__file__).with_name("cardnet.onnx")
 STRIDE = 4
@@ -244,10 +245,9 @@ def refine(gray: np.ndarray, corners: np.ndarray, reach: float | None = None) ->
 
 
 def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
-    a, b = a.astype(np.float32), b.astype(np.float32)
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    union = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
-    return float(inter) / union if union > 0 else 0.0
+    """IoU of two card outlines (vision.polygons: exact where edges coincide, as a card found at two
+    levels of the pyramid can)."""
+    return polygon_iou(a, b)
 
 
 def merge(cards: list[NetCard], iou: float = MERGE_IOU) -> list[NetCard]:

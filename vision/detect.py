@@ -40,6 +40,8 @@ from vision.detect_quads import (
     overlap_share,
     work_picture,
 )
+from vision.polygons import intersection_area
+from vision.polygons import iou as polygon_iou
 from vision.read import BuiltinReader, DeckModel, ReadResult, face_up_score, load_model
 
 DEBUG = False
@@ -362,7 +364,7 @@ class Detector:
                 self._doubtful.add(id(r))  # dropped if it also shows no face or an unreadable one
         for q in quads:
             under = [i for i in range(len(rects)) if overlap_share(polys[i], q.corners) > 0.3]
-            same = [i for i in under if _poly_iou(polys[i], q.corners) > 0.6]
+            same = [i for i in under if polygon_iou(polys[i], q.corners) > 0.6]
             if same:
                 # both stages found this card; the others under it are cards it lies on. When the
                 # frame's size came from the verified cards (a close-up photo), the felt stage's fit
@@ -1749,16 +1751,8 @@ def _button_off_cards(button, discs: list[dict], cards) -> ButtonObs | None:
     return ButtonObs(best["center"], best["radius"], min(0.99, best["button_score"]))
 
 
-def _poly_iou(a: np.ndarray, b: np.ndarray) -> float:
-    a, b = a.astype(np.float32), b.astype(np.float32)
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
-    return float(inter) / union if union > 0 else 0.0
-
-
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
-    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
-    return inter > 1.0
+    return intersection_area(a, b) > 1.0
 
 
 def _order_overlaps(

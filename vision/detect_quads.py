@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.line_quads import line_quads
+from vision.polygons import share_of_smaller
 
 WEIGHTS = Path(__file__).with_name("quad_verifier.npz")
 WORK_LONG = 960  # proposals are looked for on a picture at most this long
@@ -461,7 +462,5 @@ def card_probability(
 
 
 def overlap_share(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over the smaller of the two areas."""
-    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
-    small = min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
-    return float(inter) / small if small > 0 else 0.0
+    """Intersection over the smaller of the two areas (vision.polygons: exact where edges coincide)."""
+    return share_of_smaller(a, b)

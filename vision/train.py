@@ -34,6 +34,7 @@ import numpy as np
 
 from vision.detect_quads import WEIGHTS, features_batch, propose, work_picture
 from vision.mlp import adam_step
+from vision.polygons import iou as polygon_iou
 from vision.read_synth import rounded_card_mask
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -290,10 +291,8 @@ def camera(rng: np.random.Generator, canvas) -> np.ndarray:
 
 
 def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
-    a, b = a.astype(np.float32), b.astype(np.float32)
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
-    return float(inter) / union if union > 0 else 0.0
+    """IoU of two outlines (vision.polygons: exact where a jittered true outline nearly coincides)."""
+    return polygon_iou(a, b)
 
 
 def samples(rng, faces, backs, textures):
