@@ -76,7 +76,7 @@ train-cardnet: $(STAMP)
 
 # the built-in reader's index network (vision/index_net.onnx and loso/index_net_without_*.onnx) from
 # synthetic cards, the Aisleriot decks and the real photos (leave one source out), then the confidence
-# maps refitted; torch from the `train` extra, CPU only; about 40 minutes on 2 cores
+# maps refitted; torch from the `train` extra, CPU only; about 45 minutes on 2 cores
 train-index-net: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[train]'
 	nice -n 10 $(BIN)/python -m vision.index_net_train

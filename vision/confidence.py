@@ -46,15 +46,25 @@ def fit_isotonic(raw, right) -> dict:
 
 
 class Calibrator:
-    """raw score -> calibrated probability that the code is right (a step function)."""
+    """raw score -> calibrated probability that the code is right (a step function). A table may
+    hold a second map, `rules_alone`, for reads where the reader's rules worked without the index
+    network being asked (a card too small for it): the main map is fitted on reads where the
+    network took the cards it was sure of, so the rules' share of it is the harder cards, and
+    would undersell the rules' reads of the cards it never looked at."""
 
     def __init__(self, table: dict) -> None:
         self.edges = np.asarray(table.get("edges", []), float)
         self.rates = np.asarray(table.get("rates", []), float)
         if len(self.edges) != len(self.rates):
             raise ValueError("calibration table: edges and rates differ in length")
+        alone = table.get("rules_alone")
+        if alone is not None and not isinstance(alone, dict):
+            raise ValueError("calibration table: 'rules_alone' is not a map")
+        self.alone = Calibrator(alone) if alone else None
 
-    def __call__(self, raw: float) -> float:
+    def __call__(self, raw: float, rules_alone: bool = False) -> float:
+        if rules_alone and self.alone is not None:
+            return self.alone(raw)
         if not len(self.edges):
             return float(raw)
         k = int(np.searchsorted(self.edges, raw, side="left"))

@@ -800,7 +800,7 @@ class Detector:
             res = self.builtin.read(canon, visible, own, seen_width=_card_dims(corners)[0])
         conf = res.confidence
         if self.model is None and res.code is not None and self.calibrate is not None:
-            conf = self.calibrate(conf)
+            conf = self.calibrate(conf, rules_alone=res.rules_alone)
         if self.model is None and _court_too_small(res.code, corners):
             conf = min(conf, SMALL_COURT_CONFIDENCE)
         return res.face, res.code, conf

@@ -1,7 +1,7 @@
 """Train the index network (`vision/index_net.py`); writes vision/index_net.onnx and its folds.
 
-    python -m vision.index_net_train [--synthetic 30] [--deck-cards 15] [--epochs 5] [--seed 1] [--quick]
-    make train-index-net        (the `train` extra: torch, CPU; about 40 minutes on 2 cores)
+    python -m vision.index_net_train [--synthetic 60] [--deck-cards 30] [--epochs 8] [--seed 1] [--quick]
+    make train-index-net        (the `train` extra: torch, CPU; about 45 minutes on 2 cores)
 
 Training corners: cards drawn in code (`vision.read_synth`: outline and Hershey fonts, drawn suits),
 the Aisleriot decks whose indices are English and two-coloured (`vision.aisleriot_decks.READER_DECKS`;
@@ -212,9 +212,9 @@ def train_folds(out_dir: Path, synthetic, epochs: int, seed: int, width: int = 1
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--synthetic", type=int, default=30, help="cards drawn in code per code")
-    ap.add_argument("--deck-cards", type=int, default=15, help="camera views per card of each deck")
-    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--synthetic", type=int, default=60, help="cards drawn in code per code")
+    ap.add_argument("--deck-cards", type=int, default=30, help="camera views per card of each deck")
+    ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out-dir", default=str(WEIGHTS.parent))
     ap.add_argument("--no-refit", action="store_true", help="leave the confidence maps as they are")

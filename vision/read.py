@@ -70,6 +70,9 @@ class ReadResult:
     face: str
     code: str | None
     confidence: float
+    # the built-in reader's rules read it without the index network being asked (a card too small for
+    # it, or no network): its score is calibrated by the rules' own map (vision.confidence)
+    rules_alone: bool = False
 
 
 # -- face ------------------------------------------------------------------------------------
@@ -559,8 +562,8 @@ class BuiltinReader:
         up = face_up_score(canon, visible if own is None else own)
         if up < 0.5:
             return ReadResult("down", None, 1.0 - up / 2)
-        code, conf = self.identify(canon, visible, own, seen_width)
-        return ReadResult("up", code, conf)
+        code, conf, asked = self._identify_card(canon, visible, own, seen_width)
+        return ReadResult("up", code, conf, rules_alone=not asked)
 
     def identify(
         self,
@@ -575,6 +578,11 @@ class BuiltinReader:
         card the blur makes pale blotches of everything, and when that leaves the card unread it
         is read again with the ink test alone.
         """
+        code, conf, _asked = self._identify_card(canon, visible, own, seen_width)
+        return code, conf
+
+    def _identify_card(self, canon, visible, own, seen_width) -> tuple[str | None, float, bool]:
+        """identify(), and whether the index network was asked."""
         if visible.mean() > 250 and (own is None or own.mean() > 250) and _quarter_turned(canon):
             # a card seen about as wide as long (steep perspective, a stretched picture) may have
             # been warped a quarter turn off: its index then lies at the other two corners
@@ -585,8 +593,8 @@ class BuiltinReader:
             # into glyphs (vision/index_net.py); otherwise the rules below read the card
             code, sure = net.code(canon, visible)
             if code is not None and sure >= INDEX_SURE:
-                return code, round(min(0.99, sure), 3)
-        return self._read_once(canon, visible, own)
+                return code, round(min(0.99, sure), 3), True
+        return (*self._read_once(canon, visible, own), net is not None)
 
     def _read_once(self, canon, visible, own) -> tuple[str | None, float]:
         code, conf = self._identify(canon, visible, own, pale=True)

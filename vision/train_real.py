@@ -198,7 +198,9 @@ def train_all(
 def fit_confidence(out_dir: Path, log=print) -> None:
     """The confidence maps (`vision.confidence`): each source's codes read by the models that never
     saw it (its leave-one-out verifier and, where there are, glyph classifiers and index network); the map for
-    leaving source S out is fitted on the other sources' reads, the shipped one on all of them."""
+    leaving source S out is fitted on the other sources' reads, the shipped one on all of them. Each
+    also holds `rules_alone`, fitted on the same photos read without the index network (for cards
+    too small to ask it)."""
     from vision import index_net
     from vision.read_glyph import use_weights
 
@@ -206,6 +208,7 @@ def fit_confidence(out_dir: Path, log=print) -> None:
     fold_dir = out_dir / "loso"
     t0 = time.time()
     got: dict[str, list] = {}
+    alone: dict[str, list] = {}  # the same photos read by the rules alone (no index network)
     try:
         for s in SOURCES:
             glyphs = fold_dir / f"read_glyphs_without_{s}.npz"
@@ -213,6 +216,8 @@ def fit_confidence(out_dir: Path, log=print) -> None:
             net = fold_dir / f"index_net_without_{s}.onnx"
             index_net.use_weights(net if net.is_file() else None)
             got[s] = reads(s, str(fold_dir / f"quad_verifier_without_{s}.npz"))
+            index_net.use_weights(False)
+            alone[s] = reads(s, str(fold_dir / f"quad_verifier_without_{s}.npz"))
     finally:
         use_weights(None)
         index_net.use_weights(None)
@@ -224,6 +229,8 @@ def fit_confidence(out_dir: Path, log=print) -> None:
         table["reads"] = [
             [round(c, 4), int(ok)] for c, ok in pairs
         ]  # (raw score, right): refit without rerunning
+        by_rules = [r for s in used for r in alone[s]]
+        table["rules_alone"] = confidence.fit_isotonic([c for c, _ in by_rules], [ok for _, ok in by_rules])
         path = (
             out_dir / "read_confidence.json"
             if held is None

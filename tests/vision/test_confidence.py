@@ -52,3 +52,21 @@ def test_equal_raw_scores_are_one_step():
     cal = Calibrator(fit_isotonic(raw, right))
     assert cal(0.6) == pytest.approx((6 + 2 * 15 / 20) / 12)
     assert cal(0.9) > cal(0.6)
+
+
+def test_reads_by_the_rules_alone_use_their_own_map(tmp_path):
+    """Where the index network takes the cards it is sure of, the rules' remaining reads are the hard
+    ones and the main map rates them low; a card too small to ask the network is read by the rules
+    alone, and its rate comes from the `rules_alone` map (fitted on reads without the network).
+    The shipped map has one (what it does for 25 px pip cards: tests/vision/test_read.py)."""
+    table = {"edges": [1.0], "rates": [0.4], "rules_alone": {"edges": [1.0], "rates": [0.9]}}
+    cal = Calibrator(table)
+    assert cal(0.7) == 0.4 and cal(0.7, rules_alone=True) == 0.9
+    assert Calibrator({"edges": [1.0], "rates": [0.4]})(0.7, rules_alone=True) == 0.4  # no second map
+    bad = tmp_path / "c.json"
+    bad.write_text('{"edges": [1.0], "rates": [0.4], "rules_alone": [1, 2]}')
+    with pytest.raises(ValueError, match=r"c\.json"):
+        confidence.load(str(bad))
+    shipped = confidence.load()
+    assert shipped is not None and shipped.alone is not None
+    assert all(np.diff(shipped.alone.rates) >= 0)
