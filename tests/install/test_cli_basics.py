@@ -131,3 +131,22 @@ def test_a_postgres_registry_without_its_driver_says_which_extra_to_install(monk
     monkeypatch.setitem(sys.modules, "psycopg", None)  # as on an install without the extra
     with pytest.raises(RegistryError, match=r"smart-table\[postgres\]"):
         Database._open_postgres("postgresql://u:secret@127.0.0.1/x")
+
+
+def test_the_shipped_vision_weights_are_package_data():
+    """The service on a Pi is installed with `pip install .` (docs/install.md), not from a checkout:
+    every weights file the detector and reader load by default must be in the package's data, or
+    the installed table silently runs without it (the index network's file was missing once)."""
+    import fnmatch
+
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["*"]
+    from vision.cardnet import WEIGHTS as CARDNET
+    from vision.confidence import CALIBRATION
+    from vision.detect_quads import WEIGHTS as VERIFIER
+    from vision.index_net import WEIGHTS as INDEX_NET
+    from vision.read_glyph import WEIGHTS as GLYPHS
+
+    for path in (CARDNET, CALIBRATION, VERIFIER, INDEX_NET, GLYPHS):
+        assert path.is_file(), path
+        assert path.parent == REPO / "vision"  # package data is matched in the package's own folder
+        assert any(fnmatch.fnmatch(path.name, p) for p in patterns), f"{path.name} is not package data"
