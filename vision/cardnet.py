@@ -244,16 +244,10 @@ def refine(gray: np.ndarray, corners: np.ndarray, reach: float | None = None) ->
     return out
 
 
-def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
-    """IoU of two card outlines (vision.polygons: exact where edges coincide, as a card found at two
-    levels of the pyramid can)."""
-    return polygon_iou(a, b)
-
-
 def merge(cards: list[NetCard], iou: float = MERGE_IOU) -> list[NetCard]:
     """The surest of each group of finds that overlap more than `iou`."""
     kept: list[NetCard] = []
     for c in sorted(cards, key=lambda c: -c.score):
-        if all(quad_iou(c.corners, k.corners) <= iou for k in kept):
+        if all(polygon_iou(c.corners, k.corners) <= iou for k in kept):
             kept.append(c)
     return kept

@@ -58,8 +58,8 @@ from vision.cardnet import (
     decode,
     merge,
     pad32,
-    quad_iou,
 )
+from vision.polygons import iou as quad_iou
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "build" / "cardnet"
@@ -267,6 +267,20 @@ def targets(quads, seen, cover: np.ndarray, crop: int, regress=None, known=None,
     return t, wts
 
 
+def _train_step(model, opt, sched, batches):
+    """One batch forward and back, the optimiser and the schedule a step on: the loss terms."""
+    import torch
+
+    x, t, w = (torch.from_numpy(a) for a in batches.next())
+    heat, reg, mask = losses(model(x), t, w)
+    loss = heat + reg + 0.5 * mask
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    sched.step()
+    return heat, reg, mask
+
+
 class Batches:
     """Training batches made in a background thread while torch computes."""
 
@@ -426,13 +440,7 @@ def train(
     run = np.zeros(3)
     try:
         for step in range(start, steps):
-            x, t, w = (torch.from_numpy(a) for a in batches.next())
-            heat, reg, mask = losses(model(x), t, w)
-            loss = heat + reg + 0.5 * mask
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
+            heat, reg, mask = _train_step(model, opt, sched, batches)
             run = 0.98 * run + 0.02 * np.array([heat.item(), reg.item(), mask.item()])
             if (step + 1) % 500 == 0 and not quick:
                 CACHE.mkdir(parents=True, exist_ok=True)
@@ -489,13 +497,7 @@ def finetune(
     t0 = time.time()
     try:
         for step in range(steps):
-            x, t, w = (torch.from_numpy(a) for a in batches.next())
-            heat, reg, mask = losses(model(x), t, w)
-            loss = heat + reg + 0.5 * mask
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
+            heat, reg, _mask = _train_step(model, opt, sched, batches)
             if (step + 1) % max(1, steps // 10) == 0:
                 log(
                     f"  {out.name} step {step + 1}/{steps}: heat {heat.item():.3f} reg {reg.item():.3f}; {time.time() - t0:.0f} s"

@@ -37,10 +37,9 @@ from vision.detect_quads import (
     clockwise,
     find_cards,
     load_verifier,
-    overlap_share,
     work_picture,
 )
-from vision.polygons import intersection_area
+from vision.polygons import intersection_area, share_of_smaller
 from vision.polygons import iou as polygon_iou
 from vision.read import BuiltinReader, DeckModel, ReadResult, face_up_score, load_model
 
@@ -363,7 +362,7 @@ class Detector:
             if alone[i] and not near_quad and p[i] < DROP_BELOW:
                 self._doubtful.add(id(r))  # dropped if it also shows no face or an unreadable one
         for q in quads:
-            under = [i for i in range(len(rects)) if overlap_share(polys[i], q.corners) > 0.3]
+            under = [i for i in range(len(rects)) if share_of_smaller(polys[i], q.corners) > 0.3]
             same = [i for i in under if polygon_iou(polys[i], q.corners) > 0.6]
             if same:
                 # both stages found this card; the others under it are cards it lies on. When the
@@ -408,17 +407,22 @@ class Detector:
         for q in quads:
             if q.score < QUAD_ADD:
                 continue
-            touching = [overlap_share(q.corners, o) for o in have if _overlap(q.corners, o)]
+            touching = [share_of_smaller(q.corners, o) for o in have if _overlap(q.corners, o)]
             if touching and (q.score < REPLACE_SURE or max(touching) > ADD_OVERLAP):
                 continue  # (an unsure outline touching found cards is often the gap between them)
-            corners = _canonical_order(q.corners.astype(np.float64))
-            if self._out_of_time():
-                face, code, conf = self._face_only(frame, corners)
-            else:
-                face, code, conf = self._read(frame, corners, [], [])
-            out.append(CardObs(face, code, conf, tuple(corners.mean(axis=0)), [tuple(p) for p in corners]))
-            have.append(corners)
+            out.append(self._added_card(frame, q.corners))
+            have.append(np.asarray(out[-1].corners, np.float64))
         return out
+
+    def _added_card(self, frame: np.ndarray, outline: np.ndarray) -> CardObs:
+        """A card a later stage adds (nothing lies on it), read like the others while time is left,
+        else only face up or down."""
+        corners = _canonical_order(outline.astype(np.float64))
+        if self._out_of_time():
+            face, code, conf = self._face_only(frame, corners)
+        else:
+            face, code, conf = self._read(frame, corners, [], [])
+        return CardObs(face, code, conf, tuple(corners.mean(axis=0)), [tuple(p) for p in corners])
 
     def _net_cards(self, frame: np.ndarray, qwork) -> list[Quad]:
         """The network's cards (NET_ACCEPT or surer), their corners put on the rim; each scored by
@@ -459,15 +463,10 @@ class Detector:
                 continue
             if any(_on_disc(q.corners, d) for d in discs):
                 continue
-            if any(_overlap(q.corners, o) and overlap_share(q.corners, o) > NET_OVERLAP for o in have):
+            if any(_overlap(q.corners, o) and share_of_smaller(q.corners, o) > NET_OVERLAP for o in have):
                 continue
-            corners = _canonical_order(q.corners.astype(np.float64))
-            if self._out_of_time():
-                face, code, conf = self._face_only(frame, corners)
-            else:
-                face, code, conf = self._read(frame, corners, [], [])
-            out.append(CardObs(face, code, conf, tuple(corners.mean(axis=0)), [tuple(p) for p in corners]))
-            have.append(corners)
+            out.append(self._added_card(frame, q.corners))
+            have.append(np.asarray(out[-1].corners, np.float64))
         return out
 
     def _face_only(self, frame: np.ndarray, corners: np.ndarray):

@@ -445,7 +445,7 @@ def find_cards(
     )
     kept: list[Quad] = []
     for score, (q, _fill, cue) in chosen:
-        if any(overlap_share(q, k.corners * scale) > 0.3 for k in kept):
+        if any(share_of_smaller(q, k.corners * scale) > 0.3 for k in kept):
             continue
         kept.append(Quad(q / scale, score, cue))
     return kept, truncated
@@ -459,8 +459,3 @@ def card_probability(
         return np.zeros(0)
     img, scale = work
     return verifier.prob(features_batch(img, [np.asarray(q, np.float32) * scale for q in quads]))
-
-
-def overlap_share(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over the smaller of the two areas (vision.polygons: exact where edges coincide)."""
-    return share_of_smaller(a, b)

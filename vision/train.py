@@ -290,11 +290,6 @@ def camera(rng: np.random.Generator, canvas) -> np.ndarray:
     return img
 
 
-def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
-    """IoU of two outlines (vision.polygons: exact where a jittered true outline nearly coincides)."""
-    return polygon_iou(a, b)
-
-
 def samples(rng, faces, backs, textures):
     """(features, label) of the proposals on one composite, plus jittered true outlines."""
     img, cards = composite(rng, faces, backs, textures)
@@ -305,7 +300,7 @@ def samples(rng, faces, backs, textures):
         full = q / scale
         best, whole = 0.0, False
         for tq, seen in cards:
-            v = poly_iou(full, tq)
+            v = polygon_iou(full, tq)
             if v > best:
                 best, whole = v, seen > 0.9
         if best >= 0.75 and whole:

@@ -215,9 +215,10 @@ def fit_confidence(out_dir: Path, log=print) -> None:
             use_weights(glyphs if glyphs.is_file() else None)
             net = fold_dir / f"index_net_without_{s}.onnx"
             index_net.use_weights(net if net.is_file() else None)
-            got[s] = reads(s, str(fold_dir / f"quad_verifier_without_{s}.npz"))
+            verifier = str(fold_dir / f"quad_verifier_without_{s}.npz")
+            got[s] = reads(s, verifier)
             index_net.use_weights(False)
-            alone[s] = reads(s, str(fold_dir / f"quad_verifier_without_{s}.npz"))
+            alone[s] = reads(s, verifier)
     finally:
         use_weights(None)
         index_net.use_weights(None)

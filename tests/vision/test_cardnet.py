@@ -20,10 +20,10 @@ from vision.cardnet import (
     card_short_side,
     decode,
     merge,
-    quad_iou,
     refine,
 )
 from vision.cardnet_train import _make_scenes, sample, targets
+from vision.polygons import iou as quad_iou
 
 
 def _truth_quads(truth: dict, min_visible: float = 0.5) -> list[np.ndarray]:
