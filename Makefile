@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
             command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
             && { echo $$p; break; }; done)
 
-.PHONY: test demo lint bench clean venv install-check install-check-arm64 train-vision train-vision-real train-vision-glyphs train-cardnet train-index-net
+.PHONY: test demo lint bench clean venv install-check install-check-arm64 train-vision train-vision-real train-vision-glyphs train-cardnet train-index-net train-face-net
 
 venv: $(STAMP)
 
@@ -80,6 +80,10 @@ train-cardnet: $(STAMP)
 train-index-net: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[train]'
 	nice -n 10 $(BIN)/python -m vision.index_net_train
+
+train-face-net: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[train]'
+	nice -n 10 $(BIN)/python -m vision.face_net_train
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

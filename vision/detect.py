@@ -41,7 +41,7 @@ from vision.detect_quads import (
 )
 from vision.polygons import intersection_area, share_of_smaller
 from vision.polygons import iou as polygon_iou
-from vision.read import BuiltinReader, DeckModel, ReadResult, face_up_score, load_model
+from vision.read import BuiltinReader, DeckModel, ReadResult, judge_face, load_model
 
 DEBUG = False
 SUPPORT_WEIGHT = 0.3
@@ -474,8 +474,8 @@ class Detector:
         dst = np.float32([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]])
         m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
         canon = cv2.warpPerspective(frame, m, (CANON_W, CANON_H), borderMode=cv2.BORDER_REPLICATE)
-        up = face_up_score(canon, np.full((CANON_H, CANON_W), 255, np.uint8)) > 0.5
-        return ("up" if up else "down"), None, 0.5
+        down = judge_face(canon, np.full((CANON_H, CANON_W), 255, np.uint8))
+        return ("up" if down is None else "down"), None, 0.5
 
     @staticmethod
     def to_json(result: DetectionResult, image: str | None = None) -> str:

@@ -18,7 +18,6 @@ confidence maps are refitted on reads by the models that never saw each source
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import sys
 import time
@@ -29,6 +28,7 @@ import numpy as np
 
 from vision.index_net import PATCH, WEIGHTS, IndexNet, patches
 from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES
+from vision.small_net_train import conv_block, export_checked, jittered_batch
 
 CODES = [r + s for r in RANK_CLASSES for s in SUIT_CLASSES]
 REAL_WEIGHT = 2.0  # a real corner counts this many synthetic ones
@@ -110,9 +110,7 @@ def real_patches(source: str, verifier_path: str | None, seed: int, views: int =
 def build_model(width: int = 16):
     import torch.nn as nn
 
-    def cbr(i, o):
-        return nn.Sequential(nn.Conv2d(i, o, 3, 1, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
-
+    cbr = conv_block
     w = width
     _x, _y, pw, ph = PATCH
     feat = 6 * w * (ph // 8) * (pw // 8)
@@ -146,10 +144,7 @@ def train_net(x, r, s, weight, epochs: int, seed: int, width: int = 16, log=prin
         order = rng.permutation(len(x))
         for i in range(0, len(order) - batch + 1, batch):
             b = order[i : i + batch]
-            xb = x[b].astype(np.float32) * rng.uniform(0.75, 1.25, (len(b), 1, 1, 3))
-            xb += rng.uniform(-20, 20, (len(b), 1, 1, 1))
-            xt = torch.from_numpy((np.clip(xb, 0, 255) - 127.5) / 255.0).permute(0, 3, 1, 2).float()
-            out = model(xt)
+            out = model(jittered_batch(x[b], rng))
             wt = torch.from_numpy(weight[b].astype(np.float32))
             loss = F.cross_entropy(out[:, :nr], torch.from_numpy(r[b]), reduction="none")
             loss = loss + F.cross_entropy(out[:, nr:], torch.from_numpy(s[b]), reduction="none")
@@ -167,23 +162,8 @@ def train_net(x, r, s, weight, epochs: int, seed: int, width: int = 16, log=prin
 
 def export(model, path: Path) -> None:
     """ONNX for OpenCV's DNN module, checked against torch on random corners."""
-    import torch
-
     _x, _y, pw, ph = PATCH
-    x = torch.randn(3, 3, ph, pw)
-    buf = io.BytesIO()
-    torch.onnx.export(
-        model, x, buf, opset_version=17, input_names=["corner"], output_names=["logits"],
-        dynamic_axes={"corner": {0: "n"}, "logits": {0: "n"}}, dynamo=False,
-    )  # fmt: skip
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(buf.getvalue())
-    net = IndexNet(path)
-    got = net.model.forward(x.numpy())
-    with torch.no_grad():
-        want = model(x).numpy()
-    if float(np.abs(got - want).max()) > 1e-2:
-        raise RuntimeError(f"{path}: the exported network differs from torch's")
+    export_checked(model, (3, ph, pw), path, ("corner", "logits"), lambda f, b: IndexNet(f).model.forward(b))
 
 
 def train_folds(out_dir: Path, synthetic, epochs: int, seed: int, width: int = 16, log=print) -> None:

@@ -30,6 +30,8 @@ import numpy as np
 
 from controller.rules.cards import ALL_CODES, RANKS, SUITS  # noqa: F401  (RANKS: re-exported)
 from vision.detect_quads import canonical_order
+from vision.face_net import BACK_SURE, FACE_NET_MIN_SEEN
+from vision.face_net import model as face_model
 from vision.index_net import model as index_model
 from vision.read_glyph import (
     RANK_SIZE,
@@ -104,6 +106,28 @@ def face_up_score(canon: np.ndarray, visible: np.ndarray) -> float:
     return float(min(1.0, frac / 0.2))
 
 
+def paper_down(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
+    """A face-down ReadResult when little of the card is plain paper (the paper test), else None."""
+    up = face_up_score(canon, own)
+    return ReadResult("down", None, 1.0 - up / 2) if up < 0.5 else None
+
+
+def network_down(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
+    """A face-down ReadResult when the face network is sure the card is a back (a pale pattern on
+    white passes the paper test: `vision.face_net`), else None. Not asked of a card mostly hidden."""
+    net = face_model()
+    if net is None or own.mean() < FACE_NET_MIN_SEEN * 255:
+        return None
+    back = net.back_probability(canon, own)
+    return ReadResult("down", None, round(min(0.99, back), 3)) if back >= BACK_SURE else None
+
+
+def judge_face(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
+    """A face-down ReadResult when the card is a back, else None (face up): the paper test, then
+    the face network."""
+    return paper_down(canon, own) or network_down(canon, own)
+
+
 def _ncc(a: np.ndarray, b: np.ndarray, w: np.ndarray | None = None) -> float:
     """Normalised correlation of two arrays (optionally weighted)."""
     a = a.astype(np.float32).ravel()
@@ -171,17 +195,17 @@ class DeckModel:
         return full, index
 
     def read(self, canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None = None) -> ReadResult:
-        up = face_up_score(canon, visible if own is None else own)
         norm = _normalise(canon)
         if self.back is not None:
             full, _ = self.features(canon, norm)
             vis_small = cv2.resize(visible, (T_W, T_H), interpolation=cv2.INTER_AREA) > 128
             w = np.repeat(vis_small[:, :, None], 3, axis=2)
             back_sim = max(_ncc(full, self.back, w), _ncc(full, self.back[::-1, ::-1], w))
-            if back_sim > 0.6 and up < 0.9:
+            if back_sim > 0.6 and face_up_score(canon, visible if own is None else own) < 0.9:
                 return ReadResult("down", None, min(0.99, 0.5 + back_sim / 2))
-        if up < 0.5:
-            return ReadResult("down", None, 1.0 - up / 2)
+        down = judge_face(canon, visible if own is None else own)
+        if down is not None:
+            return down
         best, second, code = self._match(canon, visible if own is None else own, norm)
         conf = max(0.0, min(0.99, 0.5 + (best - second) * 2.5)) if best > 0.3 else 0.2
         return ReadResult("up", code if best > 0.3 else None, conf)
@@ -559,10 +583,16 @@ class BuiltinReader:
         seen_width: float | None = None,
     ) -> ReadResult:
         """`seen_width`: the card's width in the picture's pixels, where known (see INDEX_NET_MIN_WIDTH)."""
-        up = face_up_score(canon, visible if own is None else own)
-        if up < 0.5:
-            return ReadResult("down", None, 1.0 - up / 2)
+        face = visible if own is None else own
+        down = paper_down(canon, face)
+        if down is not None:
+            return down
         code, conf, asked = self._identify_card(canon, visible, own, seen_width)
+        if not (asked and conf >= INDEX_SURE):
+            # an index the network reads for sure is a face; else the face network may see a back
+            down = network_down(canon, face)
+            if down is not None:
+                return down
         return ReadResult("up", code, conf, rules_alone=not asked)
 
     def identify(

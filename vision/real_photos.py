@@ -65,6 +65,9 @@ class RealScore:
     false_checked: int = 0
     false_checked_visible: int = 0
     face_right: int = 0
+    down_found: int = 0  # found cards labelled face down
+    down_right: int = 0  # ... and called face down
+    up_called_down: int = 0  # found cards labelled face up (a code or a joker) called face down
     up_found: int = 0  # found cards labelled with a code
     read_right: int = 0
     read_none: int = 0
@@ -203,6 +206,11 @@ def score_image(result, label: dict) -> RealScore:
         d, c = dets[i], cards[j]
         want_face = "down" if c.get("face_down") else "up"
         s.face_right += int(d.face == want_face)
+        if want_face == "down":
+            s.down_found += 1
+            s.down_right += int(d.face == "down")
+        else:
+            s.up_called_down += int(d.face == "down")
         if c.get("code"):
             s.up_found += 1
             if d.code is None:

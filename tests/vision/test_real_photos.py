@@ -63,6 +63,12 @@ FLOORS = {  # a margin under what this sample measured (10 s budget, busy machin
     "foltys_single_cards": (0.85, 0.65),  # 1.000 (8 of 8); read 0.750 (6 of 8, as before)
 }
 
+# source: at most this many found face-up cards called face down (a real face hidden from the table:
+# the paper test and the face network, vision/face_net.py). Measured 2026-12-06 on this sample: edje 2
+# of 15, roboflow 1 of 27, foltys 1 of 8 (a card read through an outline found off it); the paper
+# test alone 2, 1, 0. The first face network, trained without tints and quarter turns, hid many more.
+HIDDEN_CEILING = {"edje_pinochle_train": 3, "roboflow_blackjack_cc_by": 2, "foltys_single_cards": 1}
+
 
 def _score(source: str) -> RealScore:
     root = real_photos_dir()
@@ -110,6 +116,9 @@ def test_cards_found_and_read_on_real_photos(source):
     assert s.recall >= recall_floor, f"{source}: recall {s.recall:.3f} ({s.found} of {s.labelled})"
     assert s.reading_accuracy >= read_floor, (
         f"{source}: built-in reading {s.reading_accuracy:.3f} ({s.read_right} of {s.up_found})"
+    )
+    assert s.up_called_down <= HIDDEN_CEILING[source], (
+        f"{source}: {s.up_called_down} face-up cards called face down of {s.found - s.down_found}"
     )
 
 
