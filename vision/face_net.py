@@ -33,6 +33,7 @@ from vision.onnx_model import OnnxModel
 WEIGHTS = Path(__file__).with_name("face_net.onnx")
 SIZE = (50, 70)  # width, height: the canonical 100 x 140 card at half size
 BACK_SURE = 0.9  # P(back) at which a card the paper test calls face up is called face down
+FACE_SURE = 0.05  # P(back) at or under which a card the paper test calls face down is read (if it reads)
 FACE_NET_MIN_SEEN = 0.35  # share of the card in view below which the network is not asked: it learnt
 # from cards at least 30 % in view (vision.face_net_train.covering_mask), and a sliver of a face can
 # look like anything

@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.face_net import BACK_SURE, SIZE, WEIGHTS, FaceNet, blob, card_input
+from vision.face_net import BACK_SURE, FACE_SURE, SIZE, WEIGHTS, FaceNet, blob, card_input
 from vision.small_net_train import conv_block, export_checked, jittered_batch
 
 CARD_W, CARD_H = 400, 560  # px: backs are drawn at the size the simulated camera starts from
@@ -309,7 +309,9 @@ def report(path: Path, x: np.ndarray, y: np.ndarray, what: str, log=print) -> No
     backs, faces = p[y > 0.5], p[y < 0.5]
     log(
         f"  {what}: backs called back {np.mean(backs >= BACK_SURE):.3f} of {len(backs)}, "
-        f"faces called back {np.mean(faces >= BACK_SURE):.4f} of {len(faces)} (P(back) >= {BACK_SURE})"
+        f"faces called back {np.mean(faces >= BACK_SURE):.4f} of {len(faces)} (P(back) >= {BACK_SURE}); "
+        f"backs called face {np.mean(backs <= FACE_SURE):.4f}, faces called face {np.mean(faces <= FACE_SURE):.3f} "
+        f"(P(back) <= {FACE_SURE})"
     )
 
 

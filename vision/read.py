@@ -30,7 +30,7 @@ import numpy as np
 
 from controller.rules.cards import ALL_CODES, RANKS, SUITS  # noqa: F401  (RANKS: re-exported)
 from vision.detect_quads import canonical_order
-from vision.face_net import BACK_SURE, FACE_NET_MIN_SEEN
+from vision.face_net import BACK_SURE, FACE_NET_MIN_SEEN, FACE_SURE
 from vision.face_net import model as face_model
 from vision.index_net import model as index_model
 from vision.read_glyph import (
@@ -122,6 +122,16 @@ def network_down(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
     return ReadResult("down", None, round(min(0.99, back), 3)) if back >= BACK_SURE else None
 
 
+def network_face(canon: np.ndarray, own: np.ndarray) -> bool:
+    """Whether the face network is sure the card is a face (P(back) <= FACE_SURE): a face the paper
+    test calls face down for want of white -- a gold-foil card, a court whose picture fills it -- is
+    read after all when this holds and a code is read. Not asked of a card mostly hidden."""
+    net = face_model()
+    if net is None or own.mean() < FACE_NET_MIN_SEEN * 255:
+        return False
+    return net.back_probability(canon, own) <= FACE_SURE
+
+
 def judge_face(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
     """A face-down ReadResult when the card is a back, else None (face up): the paper test, then
     the face network."""
@@ -203,10 +213,13 @@ class DeckModel:
             back_sim = max(_ncc(full, self.back, w), _ncc(full, self.back[::-1, ::-1], w))
             if back_sim > 0.6 and face_up_score(canon, visible if own is None else own) < 0.9:
                 return ReadResult("down", None, min(0.99, 0.5 + back_sim / 2))
-        down = judge_face(canon, visible if own is None else own)
-        if down is not None:
+        face = visible if own is None else own
+        down = judge_face(canon, face)
+        if down is not None and not network_face(canon, face):
             return down
-        best, second, code = self._match(canon, visible if own is None else own, norm)
+        best, second, code = self._match(canon, face, norm)
+        if down is not None and best <= 0.3:
+            return down  # the network saw a face, but it is none of this deck's
         conf = max(0.0, min(0.99, 0.5 + (best - second) * 2.5)) if best > 0.3 else 0.2
         return ReadResult("up", code if best > 0.3 else None, conf)
 
@@ -586,7 +599,11 @@ class BuiltinReader:
         face = visible if own is None else own
         down = paper_down(canon, face)
         if down is not None:
-            return down
+            if not network_face(canon, face):
+                return down
+            code, conf, asked = self._identify_card(canon, visible, own, seen_width)
+            # too little white for the paper test, a face for the network: up if it reads
+            return down if code is None else ReadResult("up", code, conf, rules_alone=not asked)
         code, conf, asked = self._identify_card(canon, visible, own, seen_width)
         if not (asked and conf >= INDEX_SURE):
             # an index the network reads for sure is a face; else the face network may see a back

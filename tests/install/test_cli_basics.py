@@ -143,10 +143,11 @@ def test_the_shipped_vision_weights_are_package_data():
     from vision.cardnet import WEIGHTS as CARDNET
     from vision.confidence import CALIBRATION
     from vision.detect_quads import WEIGHTS as VERIFIER
+    from vision.face_net import WEIGHTS as FACE_NET
     from vision.index_net import WEIGHTS as INDEX_NET
     from vision.read_glyph import WEIGHTS as GLYPHS
 
-    for path in (CARDNET, CALIBRATION, VERIFIER, INDEX_NET, GLYPHS):
+    for path in (CARDNET, CALIBRATION, VERIFIER, FACE_NET, INDEX_NET, GLYPHS):
         assert path.is_file(), path
         assert path.parent == REPO / "vision"  # package data is matched in the package's own folder
         assert any(fnmatch.fnmatch(path.name, p) for p in patterns), f"{path.name} is not package data"

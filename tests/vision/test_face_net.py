@@ -1,7 +1,8 @@
 """The face network (vision/face_net.py): a back printed in a pale pattern on white -- which the paper
 test takes for a face, so a table saw an exposed card and a misdeal where there was none -- is
-reported face down, by the built-in reader and by an enrolled deck, on a rendered table; the faces of
-a deck no model trained on stay face up; a card mostly hidden, or one whose index the index network
+reported face down, by the built-in reader and by an enrolled deck, on a rendered table; a face on
+gold foil, which the paper test calls face down, is read; the carried decks' backs stay face down;
+the faces of a deck no model trained on stay face up; a card mostly hidden, or one whose index the index network
 reads for sure, is never hidden by it; a bad weights file is refused naming it; the shipped network
 loads without the network; quick training writes one the reader loads (torch, the `train` extra)."""
 
@@ -66,6 +67,45 @@ def test_faces_of_a_deck_no_model_trained_on_stay_face_up():
         if reader.read(deck_card(im, rng), FULL).face == "down"
     ]
     assert hidden == [], f"faces called face down: {hidden}"
+
+
+def _gold_foil(image: np.ndarray) -> np.ndarray:
+    """A card image printed on gold foil, as some casino decks are: no white paper left."""
+    f = image.astype(np.float32)
+    if f.shape[2] == 4:
+        a = f[:, :, 3:] / 255.0
+        f = f[:, :, :3] * a + 255.0 * (1 - a)
+    return np.clip(f * np.float32([0.45, 0.78, 0.95]), 0, 255).astype(np.uint8)
+
+
+def test_a_gold_foil_face_the_paper_test_calls_face_down_is_read():
+    rng = np.random.default_rng(4)
+    deck = make_deck()
+    codes = ["2c", "5d", "9s", "Qc", "Jd", "Ts", "7h", "3s"]
+    views = [(code, deck_card(_gold_foil(deck[code]), rng)) for code in codes]
+    assert sum(face_up_score(c, FULL) < 0.5 for _, c in views) >= 6, (
+        "the paper test sees white: shows nothing"
+    )
+    reader = BuiltinReader()
+    got = [(code, reader.read(c, FULL, seen_width=80)) for code, c in views]
+    up_right = [code for code, g in got if g.face == "up" and g.code == code]
+    assert len(up_right) >= 7, f"read face up and right: {up_right} of {codes}"
+    face_net.use_weights(False)  # the paper test alone hid them
+    assert sum(reader.read(c, FULL, seen_width=80).face == "down" for _, c in views) >= 6
+
+
+def test_the_carried_decks_backs_stay_face_down():
+    """Bold backs the paper test already calls face down (tango's red, anglo_poker's blue lattice,
+    the drawn deck's green lattice): the network must not turn them face up."""
+    from vision.decks import read_deck
+
+    rng = np.random.default_rng(9)
+    backs = [make_deck()["back"], read_deck("tango")["back"], read_deck("anglo_poker")["back"]]
+    reader = BuiltinReader()
+    up = [
+        i for i, b in enumerate(backs) for _ in range(15) if reader.read(deck_card(b, rng), FULL).face == "up"
+    ]
+    assert up == [], f"backs called face up (0 drawn, 1 tango, 2 anglo_poker): {up}"
 
 
 def test_a_card_mostly_covered_is_left_to_the_paper_test():
