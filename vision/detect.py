@@ -31,9 +31,12 @@ from vision.cardnet import CardNet, load_cardnet
 from vision.cardnet import refine as refine_net_corners
 from vision.confidence import load as load_calibration
 from vision.detect_quads import (
+    CHANGE_CELL,
     Quad,
     canonical_order,
     card_probability,
+    change_map,
+    changed_region,
     clockwise,
     find_cards,
     load_verifier,
@@ -103,6 +106,17 @@ CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
 # pixel changes its whole rim by a quarter of its contrast; sensor noise is averaged away
 STILL_LEVEL = 24
 STILL_POINTS = 4
+# a tracked card's earlier read stands while it has not moved and none of these places across it
+# (fractions of its half-sides from its centre) changed by more than LOOK_CHANGED grey levels
+# (averaged over 5x5 px and the three channels; sensor noise averages to a level or two)
+SIGNATURE_PLACES = (
+    (0, 0), (0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5), (0, 0.6), (0, -0.6),
+    (0.7, 0.78), (-0.7, 0.78), (0.7, -0.78), (-0.7, -0.78),
+)  # fmt: skip
+LOOK_CHANGED = 25.0
+# a tracked frame where something moved looks for cards' outlines again only round what changed
+# (vision.detect_quads.changed_region); past this share of the picture, everywhere
+CHANGE_MAX_SHARE = 0.5
 
 
 @dataclass
@@ -262,11 +276,19 @@ class Detector:
                 quads, net = last[1], last[2]  # the same table as a frame ago: its verified cards again
             else:
                 quad_deadline = c0 + QUAD_SHARE * budget if budget else None
-                quads, cut = find_cards(frame, self.verifier, quad_deadline, work=qwork)
+                cmap = change_map(qwork[0]) if self.track else None
+                region = self._changed(last, cmap, qwork[0].shape)
+                if region == ():  # nothing changed that a card could be made of
+                    quads, cut = last[1], False
+                else:
+                    quads, cut = find_cards(
+                        frame, self.verifier, quad_deadline, work=qwork, region=region,
+                        previous=last[1] if region is not None else [],
+                    )  # fmt: skip
                 net = self._net_cards(frame, qwork) if self.cardnet is not None else []
                 self._truncated |= cut
                 if self.track and not cut:
-                    self._quad_memo = (thumb, quads, net)
+                    self._quad_memo = (thumb, quads, net, cmap)
         if quads and self.layout is not None and self.layout.card_width_known:
             # a calibrated table knows its deck's card size: a "card" the verifier vouches for at
             # another size is not one of them (an overlapping hole-card pair's near-square outline,
@@ -468,6 +490,21 @@ class Detector:
             out.append(self._added_card(frame, q.corners))
             have.append(np.asarray(out[-1].corners, np.float64))
         return out
+
+    @staticmethod
+    def _changed(last, cmap, shape) -> tuple[int, int, int, int] | tuple | None:
+        """Where a tracked table's picture changed since the cards were last looked for (work px):
+        the whole picture (None) for the first frame, another camera size or a change over more
+        than CHANGE_MAX_SHARE of it; () where nothing changed."""
+        if last is None or cmap is None or last[3].shape != cmap.shape:
+            return None
+        region = changed_region(last[3], cmap, CHANGE_CELL)
+        if region is None:
+            return ()
+        x0, y0, x1, y1 = region
+        if (min(x1, shape[1]) - x0) * (min(y1, shape[0]) - y0) > CHANGE_MAX_SHARE * shape[0] * shape[1]:
+            return None
+        return region
 
     def _face_only(self, frame: np.ndarray, corners: np.ndarray):
         """Face up or down without reading (the budget is spent): the cheap paper test."""
@@ -783,8 +820,8 @@ class Detector:
         """The earlier read of a card that has not moved and still looks the same (not turned over)."""
         tol = max(2.0, 0.04 * np.linalg.norm(corners[1] - corners[0]))
         for c, face, code, conf, old_sig, refined in self._memo:
-            if np.abs(old_sig - sig).mean() > 25:
-                continue
+            if np.abs(old_sig - sig).reshape(-1, 3).mean(axis=1).max() > LOOK_CHANGED:
+                continue  # a part of it looks different: turned over, swapped, or covered anew
             d = np.abs(c - corners).max()
             d_rot = np.abs(np.roll(c, 2, axis=0) - corners).max()
             if min(d, d_rot) < tol:
@@ -1021,12 +1058,14 @@ def _grown(q: np.ndarray, by: float) -> np.ndarray:
 
 
 def _signature(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    """A few averaged colours across a card: changes when the card is turned over or swapped."""
+    """Averaged colours at a few places across a card, its corners included: when the card is
+    turned over or swapped, those in view change. Compared place by place (`LOOK_CHANGED`): the
+    lower card of a hole-card pair shows only a few of them, and a change there is what a flash is."""
     c = corners.mean(axis=0)
     u, v = (corners[1] - corners[0]) / 2, (corners[3] - corners[0]) / 2
     h, w = frame.shape[:2]
     out = []
-    for a, b in ((0, 0), (0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5), (0, 0.6), (0, -0.6)):
+    for a, b in SIGNATURE_PLACES:
         x, y = (c + a * u + b * v).round().astype(int)
         x, y = min(max(x, 2), w - 3), min(max(y, 2), h - 3)
         out.append(frame[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3).mean(axis=0))

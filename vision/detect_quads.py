@@ -50,6 +50,11 @@ MIN_SOLID = 0.93  # contour area over its hull's, for a slanted card
 MIN_SLANT_COVER = 0.95  # a slanted card's four corners cover its hull: area ratio
 MAX_SLANT_COS = 0.5  # corners of a slanted card stay within 60-120 degrees
 ROUND = 0.72  # contour area over its enclosing circle's: above this it is a disc (chip, button)
+# a tracked table looks again only where the picture changed: averaged over CHANGE_CELL-px cells of the
+# work picture, a cell whose mean moved by more than CHANGE_LEVEL grey levels in a channel has
+# changed (sensor noise averages away over a cell; a card dealt changes its cells by its contrast)
+CHANGE_CELL = 10
+CHANGE_LEVEL = 12.0
 
 
 @dataclass
@@ -253,16 +258,18 @@ def canonical_order(q: np.ndarray) -> np.ndarray:
 
 
 def propose(
-    work: np.ndarray, deadline: float | None = None
+    work: np.ndarray, deadline: float | None = None, region: tuple[int, int, int, int] | None = None
 ) -> tuple[list[tuple[np.ndarray, float, str]], bool]:
-    """Card-shaped quadrilaterals (work px), the most rectangular first, without near-duplicates."""
+    """Card-shaped quadrilaterals (work px), the most rectangular first, without near-duplicates.
+    With `region` (x0, y0, x1, y1, work px), only those reaching into it: the rest of the picture
+    has not changed since it was last looked at."""
     img_area = float(work.shape[0] * work.shape[1])
     out: list[tuple[np.ndarray, float, str]] = []
     truncated = False
     for cue, mask, mode in _cue_masks(work):
         contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
         for c in contours:
-            if len(c) < 4:
+            if len(c) < 4 or (region is not None and not _box_meets(cv2.boundingRect(c), region)):
                 continue
             got = _quad_of(c, img_area)
             if got is not None:
@@ -273,7 +280,8 @@ def propose(
     else:
         # straight sides where no outline closed (a shadow across the card, white on pale paper)
         for q, support in line_quads(work, ASPECT, MIN_SHORT):
-            out.append((order_corners(q), support, "lines"))
+            if region is None or _quad_meets(q, region):
+                out.append((order_corners(q), support, "lines"))
     out.sort(key=lambda e: -e[1])
     if not out:
         return [], truncated
@@ -293,6 +301,42 @@ def propose(
         inter = ix * iy
         alive &= inter / np.maximum(areas[i] + areas - inter, 1e-6) <= 0.85
     return kept, truncated
+
+
+def _box_meets(rect: tuple[int, int, int, int], region: tuple[int, int, int, int]) -> bool:
+    """Whether an OpenCV bounding rect (x, y, w, h) reaches into a region (x0, y0, x1, y1)."""
+    x, y, w, h = rect
+    return x < region[2] and x + w > region[0] and y < region[3] and y + h > region[1]
+
+
+def _quad_meets(q: np.ndarray, region: tuple[int, int, int, int]) -> bool:
+    """Whether a quadrilateral's bounding box reaches into a region (x0, y0, x1, y1)."""
+    x0, y0 = q.min(axis=0)
+    x1, y1 = q.max(axis=0)
+    return bool(x0 < region[2] and x1 > region[0] and y0 < region[3] and y1 > region[1])
+
+
+def changed_region(
+    before: np.ndarray, after: np.ndarray, cell: int, level: float = CHANGE_LEVEL
+) -> tuple[int, int, int, int] | None:
+    """The box (work px) round everything that changed between two `change_map`s of the same work
+    picture, grown by a cell; None where nothing did."""
+    changed = np.abs(after.astype(np.int16) - before.astype(np.int16)).max(axis=2) > level
+    ys, xs = np.nonzero(changed)
+    if not len(xs):
+        return None
+    return (
+        int(max(xs.min() - 1, 0) * cell),
+        int(max(ys.min() - 1, 0) * cell),
+        int((xs.max() + 2) * cell),
+        int((ys.max() + 2) * cell),
+    )
+
+
+def change_map(work: np.ndarray, cell: int = CHANGE_CELL) -> np.ndarray:
+    """The work picture averaged over cells, what `changed_region` compares."""
+    h, w = work.shape[:2]
+    return cv2.resize(work, (max(1, w // cell), max(1, h // cell)), interpolation=cv2.INTER_AREA)
 
 
 def _box_iou(a, b) -> float:
@@ -430,18 +474,25 @@ def find_cards(
     deadline: float | None = None,
     accept: float = ACCEPT,
     work: tuple[np.ndarray, float] | None = None,
+    region: tuple[int, int, int, int] | None = None,
+    previous: list[Quad] = (),
 ) -> tuple[list[Quad], bool]:
     """Whole cards in a BGR frame: verified proposals, in full-frame px, no two overlapping much.
-    `work` is the frame's `work_picture` when the caller has it already."""
+    `work` is the frame's `work_picture` when the caller has it already. With `region` (work px),
+    only the outlines reaching into it are looked at; `previous` (the cards found a frame ago) are
+    kept wherever they lie wholly outside it."""
     work_img, scale = work if work is not None else work_picture(frame)
-    props, truncated = propose(work_img, deadline)
-    if not props:
-        return [], truncated
-    if deadline is not None and time.thread_time() > deadline:
-        return [], True
-    p = verifier.prob(features_batch(work_img, [q for q, _f, _c in props]))
+    props, truncated = propose(work_img, deadline, region)
+    kept_before = [] if region is None else [k for k in previous if not _quad_meets(k.corners * scale, region)]
+    p = np.zeros(0)
+    if props:
+        if deadline is not None and time.thread_time() > deadline:
+            return [], True
+        p = verifier.prob(features_batch(work_img, [q for q, _f, _c in props]))
     chosen = sorted(
-        ((float(p[i]), props[i]) for i in range(len(props)) if p[i] >= accept), key=lambda e: -e[0]
+        [(float(p[i]), props[i]) for i in range(len(props)) if p[i] >= accept]
+        + [(k.score, (k.corners * scale, 1.0, k.cue)) for k in kept_before],
+        key=lambda e: -e[0],
     )
     kept: list[Quad] = []
     for score, (q, _fill, cue) in chosen:

@@ -71,3 +71,64 @@ def test_a_card_moved_turned_over_or_taken_is_seen_on_the_next_frame(table, chan
     cold = Detector(track=True).detect(frame2)
     _same_cards(tracked, cold)
     assert _summary(tracked) != _summary(first)
+
+
+def test_a_card_dealt_is_found_where_the_picture_changed_as_a_fresh_look_finds_it(table, monkeypatch):
+    """A tracked table looks for new outlines only round what changed (vision.detect_quads
+    .changed_region); the cards it then reports are those a fresh detector finds."""
+    import vision.detect as detect_module
+
+    scene, _frame, _det, _first = table
+    before = copy.deepcopy(scene)
+    dealt = before.cards.pop()  # the last card is not on the table yet
+    frame0, _ = render(before, W, H, 11)
+    frame1, truth1 = render(scene, W, H, 11)
+    det = Detector(track=True)
+    det.detect(frame0)
+    regions = []
+    real = detect_module.find_cards
+
+    def spy(*a, **k):
+        regions.append(k.get("region"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(detect_module, "find_cards", spy)
+    tracked = det.detect(frame1)
+    assert len(regions) == 1 and regions[0] is not None, "the whole picture was searched again"
+    x0, y0, x1, y1 = regions[0]
+    assert (x1 - x0) * (y1 - y0) < 0.25 * 960 * 540, f"the region {regions[0]} is most of the picture"
+    cold = Detector(track=True).detect(frame1)
+    _same_cards(tracked, cold)
+    where = np.mean(truth1["cards"][-1]["corners"], axis=0)
+    assert min(np.hypot(c.center[0] - where[0], c.center[1] - where[1]) for c in tracked.cards) < 5, (
+        f"the dealt {dealt.code} was not found"
+    )
+
+
+def test_the_lower_hole_card_turned_up_is_seen_face_up_on_the_next_frame():
+    """A flash: the card under the other of a pair, half hidden, is turned face up. Its earlier
+    face-down read must not be carried over (the look of its part in view changed). Every such
+    card of a few tables, each turned in its turn."""
+    still_down, tried = [], 0
+    for seed in (3, 5, 6, 9):
+        scene = random_scene(seed, deck="drawn")
+        frame, truth = render(scene, 1920, 1080, seed)
+        lower = [
+            i
+            for i, (c, t) in enumerate(zip(scene.cards, truth["cards"], strict=True))
+            if c.zone == "seat" and not c.face_up and t["visible"] < 0.6
+        ]
+        for i in lower:
+            det = Detector(track=True)
+            det.detect(frame)
+            turned = copy.deepcopy(scene)
+            turned.cards[i].face_up = True
+            frame2, truth2 = render(turned, 1920, 1080, seed)
+            tracked = det.detect(frame2)
+            where = np.mean(truth2["cards"][i]["corners"], axis=0)
+            near = min(tracked.cards, key=lambda c: np.hypot(c.center[0] - where[0], c.center[1] - where[1]))
+            tried += 1
+            if near.face != "up":
+                still_down.append((seed, turned.cards[i].code))
+    assert tried >= 4, "too few half-hidden face-down hole cards in these scenes"
+    assert still_down == [], f"turned face up but still reported face down: {still_down} of {tried}"
