@@ -483,7 +483,9 @@ def find_cards(
     kept wherever they lie wholly outside it."""
     work_img, scale = work if work is not None else work_picture(frame)
     props, truncated = propose(work_img, deadline, region)
-    kept_before = [] if region is None else [k for k in previous if not _quad_meets(k.corners * scale, region)]
+    kept_before = (
+        [] if region is None else [k for k in previous if not _quad_meets(k.corners * scale, region)]
+    )
     p = np.zeros(0)
     if props:
         if deadline is not None and time.thread_time() > deadline:

@@ -601,11 +601,11 @@ class BuiltinReader:
         if down is not None:
             if not network_face(canon, face):
                 return down
-            code, conf, asked = self._identify_card(canon, visible, own, seen_width)
+            code, conf, asked, _sure = self._identify_card(canon, visible, own, seen_width)
             # too little white for the paper test, a face for the network: up if it reads
             return down if code is None else ReadResult("up", code, conf, rules_alone=not asked)
-        code, conf, asked = self._identify_card(canon, visible, own, seen_width)
-        if not (asked and conf >= INDEX_SURE):
+        code, conf, asked, index_sure = self._identify_card(canon, visible, own, seen_width)
+        if not index_sure:
             # an index the network reads for sure is a face; else the face network may see a back
             down = network_down(canon, face)
             if down is not None:
@@ -625,11 +625,11 @@ class BuiltinReader:
         card the blur makes pale blotches of everything, and when that leaves the card unread it
         is read again with the ink test alone.
         """
-        code, conf, _asked = self._identify_card(canon, visible, own, seen_width)
+        code, conf, _asked, _sure = self._identify_card(canon, visible, own, seen_width)
         return code, conf
 
-    def _identify_card(self, canon, visible, own, seen_width) -> tuple[str | None, float, bool]:
-        """identify(), and whether the index network was asked."""
+    def _identify_card(self, canon, visible, own, seen_width) -> tuple[str | None, float, bool, bool]:
+        """identify(), whether the index network was asked, and whether its code stands (it was sure)."""
         if visible.mean() > 250 and (own is None or own.mean() > 250) and _quarter_turned(canon):
             # a card seen about as wide as long (steep perspective, a stretched picture) may have
             # been warped a quarter turn off: its index then lies at the other two corners
@@ -640,8 +640,8 @@ class BuiltinReader:
             # into glyphs (vision/index_net.py); otherwise the rules below read the card
             code, sure = net.code(canon, visible)
             if code is not None and sure >= INDEX_SURE:
-                return code, round(min(0.99, sure), 3), True
-        return (*self._read_once(canon, visible, own), net is not None)
+                return code, round(min(0.99, sure), 3), True, True
+        return (*self._read_once(canon, visible, own), net is not None, False)
 
     def _read_once(self, canon, visible, own) -> tuple[str | None, float]:
         code, conf = self._identify(canon, visible, own, pale=True)
