@@ -28,10 +28,12 @@ CONF_BINS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.01)
 
 def real_photos_dir() -> Path | None:
     """Where the real photographs are: $SMART_TABLE_REAL_PHOTOS, ../shared/data/real_photos beside
-    the repository, or tests/data/real_photos in it (a sample copied with its licence files)."""
+    the repository, tests/data/real_photos, or the sample the repository carries in data/real_photos
+    (with its licence files: the tests' sample photos are among them, so a clone alone runs them)."""
     root = Path(__file__).resolve().parents[1]
     candidates = [os.environ.get("SMART_TABLE_REAL_PHOTOS")]
     candidates += [root.parent / "shared" / "data" / "real_photos", root / "tests" / "data" / "real_photos"]
+    candidates += [root / "data" / "real_photos"]
     for c in candidates:
         if c and (Path(c) / SOURCES[0] / "labels.json").is_file():
             return Path(c)
