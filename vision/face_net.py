@@ -9,11 +9,12 @@ opposite corners and pips or a picture placed about its middle on plain paper; a
 pattern edge to edge, or is one picture filling a frame. A small convolutional network looks at the
 whole card at half the canonical size and says how likely it is a back.
 
-How it is used: the paper test still decides first (a card with little plain white is a back, as
-before); a card it calls face up is called face down when this network is sure it is a back
-(`P(back) >= BACK_SURE`), unless the index network has read the card's index for sure (a face) or
-less than about a third of the card is in view. So a face the network has doubts about is never hidden, and
-the network can only take away false face-up calls. Trained by `vision.face_net_train` on the faces and backs of
+How it is used (`vision.read`): the paper test still decides first. A card it calls face up is
+called face down when this network is sure it is a back (`P(back) >= BACK_SURE`), unless the index
+network's own code stands (it was sure of the index: a face); a card it calls face down for want of
+white (a gold-foil face, a court whose picture fills the card) is read when the network is sure it is
+a face (`P(back) <= FACE_SURE`) and a code is read. Where the network hesitates the paper test stands,
+and it is not asked of a card less than FACE_NET_MIN_SEEN in view. Trained by `vision.face_net_train` on the faces and backs of
 the Aisleriot training decks and on backs drawn in code (checkers, lattices, stripes, plaids, dots,
 frames, surface photos), each through the simulated camera, partly covered; never on the held-out
 decks or on the real photographs, which measure it. Run by OpenCV's DNN module; weights
@@ -28,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnx_model import OnnxModel
+from vision.onnx_model import OnnxModel, blob
 
 WEIGHTS = Path(__file__).with_name("face_net.onnx")
 SIZE = (50, 70)  # width, height: the canonical 100 x 140 card at half size
@@ -48,11 +49,6 @@ def card_input(canon: np.ndarray, own: np.ndarray | None = None) -> np.ndarray:
         small = small.copy()
         small[hidden] = MASKED
     return small
-
-
-def blob(cards: list[np.ndarray]) -> np.ndarray:
-    """N x 3 x H x W float32, as the network was trained: (BGR - 127.5) / 255."""
-    return cv2.dnn.blobFromImages(cards, 1 / 255.0, swapRB=False, mean=(127.5, 127.5, 127.5))
 
 
 class FaceNet:

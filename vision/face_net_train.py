@@ -1,7 +1,7 @@
 """Train the face network (`vision/face_net.py`); writes vision/face_net.onnx.
 
     python -m vision.face_net_train [--views 3] [--backs 3000] [--epochs 12] [--seed 1] [--quick]
-    make train-face-net        (the `train` extra: torch, CPU; about 10 minutes on 2 cores)
+    make train-face-net        (the `train` extra: torch, CPU; about 4 minutes on 2 cores)
 
 Faces: every card of the Aisleriot training decks (`vision.aisleriot_decks`, role `train`; never the
 held-out bellot and neoclassical, never the excluded themes) and cards drawn in code
@@ -11,8 +11,8 @@ are printed -- checkers, diamond lattices, stripes, plaids, dot grids, nested fr
 or without a white border. Every card goes through the simulated camera of `vision.read_synth`
 (small, blurred, noisy, lit unevenly, turned half round at random) and `vision.index_net_train.degrade`
 (smaller still, an outline a few percent off, JPEG), and nearly half of them are partly covered by
-another card, painted out as the detector paints it (up to 70 % of it, as under a hole-card pair). No real photograph and no held-out deck is
-trained on: the benchmark measures on them. `--val-decks` keeps some training decks out and prints
+another card, painted out as the detector paints it (up to 70 % of it, as under a hole-card pair).
+No real photograph and no held-out deck is trained on: the benchmark measures on them. `--val-decks` keeps some training decks out and prints
 how the network does on them. Deterministic for a seed up to torch's own arithmetic.
 """
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 from pathlib import Path
@@ -29,7 +28,7 @@ import cv2
 import numpy as np
 
 from vision.face_net import BACK_SURE, FACE_SURE, SIZE, WEIGHTS, FaceNet, blob, card_input
-from vision.small_net_train import conv_block, export_checked, jittered_batch
+from vision.small_net_train import conv_block, export_checked, fit
 
 CARD_W, CARD_H = 400, 560  # px: backs are drawn at the size the simulated camera starts from
 COVERED_SHARE = 0.45  # of the cards, partly covered by another (the under card of a hole-card pair)
@@ -261,35 +260,16 @@ def train_net(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, width: int =
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    torch.set_num_threads(int(os.environ.get("INDEX_NET_THREADS", "2")))
     model = build_model(width)
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    batch = 64
-    steps = max(1, epochs * (len(x) // batch))
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    rng = np.random.default_rng(seed)
     pos = float(y.mean())
     weight = np.where(y > 0.5, 0.5 / max(pos, 1e-6), 0.5 / max(1 - pos, 1e-6)).astype(np.float32)
-    t0 = time.time()
-    step = 0
-    model.train()
-    for ep in range(epochs):
-        order = rng.permutation(len(x))
-        for i in range(0, len(order) - batch + 1, batch):
-            b = order[i : i + batch]
-            out = model(jittered_batch(x[b], rng)).squeeze(1)
-            loss = F.binary_cross_entropy_with_logits(
-                out, torch.from_numpy(y[b]), weight=torch.from_numpy(weight[b])
-            )
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            if step < steps - 1:
-                sched.step()
-            step += 1
-        log(f"    epoch {ep + 1}/{epochs}: loss {loss.item():.3f}, {time.time() - t0:.0f} s")
-    model.eval()
-    return model
+
+    def batch_loss(out, b):
+        return F.binary_cross_entropy_with_logits(
+            out.squeeze(1), torch.from_numpy(y[b]), weight=torch.from_numpy(weight[b])
+        )
+
+    return fit(model, x, batch_loss, epochs, seed, batch=64, log=log)
 
 
 def export(model, path: Path) -> None:

@@ -21,10 +21,9 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from vision.onnx_model import OnnxModel
+from vision.onnx_model import OnnxModel, blob
 from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES
 
 WEIGHTS = Path(__file__).with_name("index_net.onnx")
@@ -46,11 +45,6 @@ def patches(canon: np.ndarray, visible: np.ndarray | None = None) -> list[np.nda
                 continue
         out.append(np.ascontiguousarray(c[y : y + h, x : x + w]))
     return out
-
-
-def blob(patch_list: list[np.ndarray]) -> np.ndarray:
-    """N x 3 x H x W float32, as the network was trained: (BGR - 127.5) / 255."""
-    return cv2.dnn.blobFromImages(patch_list, 1 / 255.0, swapRB=False, mean=(127.5, 127.5, 127.5))
 
 
 def log_softmax(z: np.ndarray) -> np.ndarray:

@@ -18,7 +18,6 @@ confidence maps are refitted on reads by the models that never saw each source
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 
 from vision.index_net import PATCH, WEIGHTS, IndexNet, patches
 from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES
-from vision.small_net_train import conv_block, export_checked, jittered_batch
+from vision.small_net_train import conv_block, export_checked, fit
 
 CODES = [r + s for r in RANK_CLASSES for s in SUIT_CLASSES]
 REAL_WEIGHT = 2.0  # a real corner counts this many synthetic ones
@@ -129,35 +128,16 @@ def train_net(x, r, s, weight, epochs: int, seed: int, width: int = 16, log=prin
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    torch.set_num_threads(int(os.environ.get("INDEX_NET_THREADS", "2")))
     model = build_model(width)
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    batch = 128
-    steps = max(1, epochs * (len(x) // batch))
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    rng = np.random.default_rng(seed)
     nr = len(RANK_CLASSES)
-    t0 = time.time()
-    step = 0
-    model.train()
-    for ep in range(epochs):
-        order = rng.permutation(len(x))
-        for i in range(0, len(order) - batch + 1, batch):
-            b = order[i : i + batch]
-            out = model(jittered_batch(x[b], rng))
-            wt = torch.from_numpy(weight[b].astype(np.float32))
-            loss = F.cross_entropy(out[:, :nr], torch.from_numpy(r[b]), reduction="none")
-            loss = loss + F.cross_entropy(out[:, nr:], torch.from_numpy(s[b]), reduction="none")
-            loss = (loss * wt).sum() / wt.sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            if step < steps - 1:
-                sched.step()
-            step += 1
-        log(f"    epoch {ep + 1}/{epochs}: loss {loss.item():.3f}, {time.time() - t0:.0f} s")
-    model.eval()
-    return model
+
+    def batch_loss(out, b):
+        wt = torch.from_numpy(weight[b].astype(np.float32))
+        loss = F.cross_entropy(out[:, :nr], torch.from_numpy(r[b]), reduction="none")
+        loss = loss + F.cross_entropy(out[:, nr:], torch.from_numpy(s[b]), reduction="none")
+        return (loss * wt).sum() / wt.sum()
+
+    return fit(model, x, batch_loss, epochs, seed, batch=128, log=log)
 
 
 def export(model, path: Path) -> None:

@@ -38,3 +38,8 @@ class OnnxModel:
         net = self.net()
         net.setInput(blob)
         return net.forward()
+
+
+def blob(images: list[np.ndarray]) -> np.ndarray:
+    """N x 3 x H x W float32 of BGR crops, as the small networks were trained: (BGR - 127.5) / 255."""
+    return cv2.dnn.blobFromImages(images, 1 / 255.0, swapRB=False, mean=(127.5, 127.5, 127.5))

@@ -112,24 +112,31 @@ def paper_down(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
     return ReadResult("down", None, 1.0 - up / 2) if up < 0.5 else None
 
 
-def network_down(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
-    """A face-down ReadResult when the face network is sure the card is a back (a pale pattern on
-    white passes the paper test: `vision.face_net`), else None. Not asked of a card mostly hidden."""
+def _back_probability(canon: np.ndarray, own: np.ndarray) -> float | None:
+    """The face network's P(back), or None where there is no network or the card is mostly hidden."""
     net = face_model()
     if net is None or own.mean() < FACE_NET_MIN_SEEN * 255:
         return None
-    back = net.back_probability(canon, own)
-    return ReadResult("down", None, round(min(0.99, back), 3)) if back >= BACK_SURE else None
+    return net.back_probability(canon, own)
+
+
+def network_down(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
+    """A face-down ReadResult when the face network is sure the card is a back (a pale pattern on
+    white passes the paper test: `vision.face_net`), else None."""
+    back = _back_probability(canon, own)
+    return (
+        ReadResult("down", None, round(min(0.99, back), 3))
+        if back is not None and back >= BACK_SURE
+        else None
+    )
 
 
 def network_face(canon: np.ndarray, own: np.ndarray) -> bool:
     """Whether the face network is sure the card is a face (P(back) <= FACE_SURE): a face the paper
     test calls face down for want of white -- a gold-foil card, a court whose picture fills it -- is
-    read after all when this holds and a code is read. Not asked of a card mostly hidden."""
-    net = face_model()
-    if net is None or own.mean() < FACE_NET_MIN_SEEN * 255:
-        return False
-    return net.back_probability(canon, own) <= FACE_SURE
+    read after all when this holds and a code is read."""
+    back = _back_probability(canon, own)
+    return back is not None and back <= FACE_SURE
 
 
 def judge_face(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
