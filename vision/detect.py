@@ -79,6 +79,13 @@ PAPER_SHARE = 0.25  # felt-stage cards narrower than this share of a verified ca
 # no longer hides it (edje, the development source: recall 0.801 -> 0.835 with this stop's other
 # changes; a share of 0.1, tried with the first form of this rule, gave 0.816)
 ADD_OVERLAP = 0.3
+# a felt-stage disc on a verified card is no chip when narrower than this share of the card's width
+# (a chip is 39 mm across, a card 63 mm wide: 0.62; a round pip is 0.3-0.45), nor when centred on the
+# card (within DISC_CARD_OFF of its width) and at most DISC_CARD_SIZE of it wide: the card itself
+# taken for a round blob
+CHIP_MIN_SHARE = 0.5
+DISC_CARD_OFF = 0.2
+DISC_CARD_SIZE = 1.4
 # a lone felt-stage card the verifier doubts is dropped when its read is this unsure (chosen on
 # roboflow: precision 0.632 -> 0.643 with no recall lost)
 DOUBTFUL_CONF = 0.2
@@ -312,14 +319,19 @@ class Detector:
             rects, leftovers = self._verified(rects, leftovers, quads, qwork, scale)
         button, discs = self._discs(frame, mask, leftovers, rects, scale, card_w)
         # a verified card where the felt stage saw round things (a row of touching chips) is not one,
-        # unless the verifier is sure: on a surface that is not felt the felt stage takes a card it
-        # could not split for a round blob (then that "disc" is no chip and no button either)
+        # unless the verifier is sure, or the one round thing is the card itself: on a surface that is
+        # not felt (a white card on a pale bed sheet) the felt stage takes a card it could not split
+        # for a round blob centred on it (then that "disc" is no chip and no button either)
         sure = [q for q in quads if q.score >= REPLACE_SURE]
         quads = [
-            q for q in quads if any(q is t for t in sure) or not any(_on_disc(q.corners, d) for d in discs)
+            q
+            for q in quads
+            if any(q is t for t in sure)
+            or not any(_on_disc(q.corners, d) and _chip_on_card(q.corners, d) for d in discs)
         ]
-        if sure:
-            button = _button_off_cards(button, discs, sure)
+        on_cards = [q for q in quads if any(q is t for t in sure) or any(_on_disc(q.corners, d) for d in discs)]
+        if on_cards:
+            button = _button_off_cards(button, discs, on_cards)
         # verified cards clear of every felt-stage card are read first: on a cluttered photo the felt
         # stage's many doubtful finds would otherwise spend the budget and leave them unread
         felt_polys = [r.corners / scale for r in rects]
@@ -1769,6 +1781,21 @@ def _on_disc(q: np.ndarray, disc: dict) -> bool:
     """Whether a disc's centre lies inside the outline q (full px)."""
     c = (float(disc["center"][0]), float(disc["center"][1]))
     return cv2.pointPolygonTest(q.astype(np.float32).reshape(-1, 1, 2), c, False) >= 0
+
+
+def _chip_on_card(q: np.ndarray, disc: dict) -> bool:
+    """Whether a disc the felt stage found on the verified card q can be a chip (then q, a card-shaped
+    outline round touching chips, is no card). Not when it is far narrower than a chip beside that
+    card (a chip is 0.6 of a card's width: this is a round pip printed on it), nor when it is the card
+    itself taken for a round blob, centred on it and about as wide (two touching chips that make a
+    card-shaped outline meet at its centre, each centred a quarter of the way along it)."""
+    w, _ln = _card_dims(q)
+    size = 2 * float(disc["radius"])
+    if size < CHIP_MIN_SHARE * w:
+        return False
+    centre = np.asarray(q, np.float64).mean(axis=0)
+    off = float(np.linalg.norm(centre - np.asarray(disc["center"], np.float64)))
+    return not (off < DISC_CARD_OFF * w and size <= DISC_CARD_SIZE * w)
 
 
 def _button_off_cards(button, discs: list[dict], cards) -> ButtonObs | None:

@@ -374,3 +374,41 @@ def test_a_sure_outline_is_reported_though_a_false_find_touches_it():
     covered = card + np.array([0.3 * width, 0.0])  # most of it is a found card: that one stands
     hidden = CardObs("down", None, 0.5, tuple(covered.mean(axis=0)), [tuple(p) for p in covered])
     assert Detector()._quad_cards(frame, [Quad(card, 0.99, "test")], [hidden]) == []
+
+
+def test_a_round_thing_on_a_verified_card_is_a_chip_only_when_chip_sized_and_off_centre():
+    # a card-shaped outline round two touching chips is no card; a round pip printed on a card
+    # (the felt stage takes a big diamond or heart for a disc on a close-up photo, roboflow
+    # 20231029_220348) and the card itself taken for a round blob (a white card on a pale sheet,
+    # roboflow IMG_2925) do not make a real card disappear. A chip is 39 mm across, a card 63 mm wide.
+    from vision.detect import _chip_on_card
+
+    w, ln = 100.0, 140.0
+    card = np.array([[0, 0], [w, 0], [w, ln], [0, ln]], float)  # centre (50, 70)
+    chip = 0.62 * w
+    assert _chip_on_card(card, {"center": (50.0, 35.0), "radius": chip / 2})  # a quarter along
+    assert _chip_on_card(card, {"center": (50.0, 105.0), "radius": chip / 2})
+    assert not _chip_on_card(card, {"center": (50.0, 30.0), "radius": 0.38 * w / 2})  # a pip
+    assert not _chip_on_card(card, {"center": (52.0, 68.0), "radius": 1.1 * w / 2})  # the card itself
+    assert _chip_on_card(card, {"center": (52.0, 68.0), "radius": 2.0 * w / 2})  # a stack far wider
+
+
+def test_a_card_filling_a_photo_with_round_pips_is_found():
+    # roboflow 20231029_220348: one 2 of diamonds filling the photo on a dark cloth; the felt stage
+    # took a diamond pip for a disc and the verified card lying over it was dropped as a chip row
+    from vision.detect_quads import WEIGHTS
+    from vision.real_photos import load_labels, real_photos_dir, match
+
+    source, name = "roboflow_blackjack_cc_by", "20231029_220348.jpg"
+    root = real_photos_dir()
+    if root is None or not (root / source / name).is_file():
+        pytest.skip(f"real photograph {source}/{name} not found")
+    fold = WEIGHTS.parent / "loso"
+    det = Detector(
+        budget_ms=10_000,
+        verifier_path=str(fold / f"quad_verifier_without_{source}.npz"),
+        calibration=str(fold / f"read_confidence_without_{source}.json"),
+    )
+    res = det.detect(cv2.imread(str(root / source / name), cv2.IMREAD_COLOR))
+    labels = load_labels(root / source)[name]["cards"]
+    assert len(match(res.cards, labels)) == 1, [(c.face, c.corners) for c in res.cards]
