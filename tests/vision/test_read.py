@@ -520,3 +520,41 @@ def test_each_fold_of_the_glyph_classifiers_never_saw_its_source_and_is_what_get
     finally:
         use_weights(None)
     assert np.allclose(models()["rank"].log_probs(crop), shipped)
+
+
+def test_the_rules_and_an_unsure_index_network_agreeing_give_a_code_the_table_can_use():
+    # the held-out drawn deck through the simulated camera: where the index network is not sure
+    # (under INDEX_SURE) and the rules read the same code, the two readings share nothing, and the
+    # code is reported surer than the rules alone (a pip count scores 0.6, below what the tracker
+    # lets onto the board once calibrated); where they differ, the rules' own score stands
+    from hil.decks.drawn import make_deck
+    from vision.index_net import model as index_model
+    from vision.index_net_train import degrade
+    from vision.read import INDEX_SURE
+    from vision.read_synth import deck_card
+
+    net = index_model()
+    if net is None:
+        pytest.skip("no index network shipped")
+    reader = BuiltinReader()
+    rng = np.random.default_rng(7)
+    deck = make_deck()
+    agreed, right = 0, 0
+    for code in ALL_CODES:
+        canon = degrade(deck_card(deck[code], rng), rng)
+        seen = np.full(canon.shape[:2], 255, np.uint8)
+        by_net, sure = net.code(canon, seen)
+        if by_net is None or sure >= INDEX_SURE:
+            continue
+        by_rules, rules_conf = reader._read_once(canon, seen, None)
+        got = reader.read(canon, seen, seen_width=60)
+        assert got.code == by_rules
+        if by_rules == by_net:
+            agreed += 1
+            right += int(got.code == code)
+            assert got.confidence > rules_conf, (code, got.confidence, rules_conf, sure)
+            assert got.confidence >= round(1 - (1 - rules_conf) * (1 - sure), 3) - 1e-9
+        else:
+            assert got.confidence == rules_conf
+    assert agreed >= 2
+    assert right == agreed
