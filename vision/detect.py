@@ -329,7 +329,9 @@ class Detector:
             if any(q is t for t in sure)
             or not any(_on_disc(q.corners, d) and _chip_on_card(q.corners, d) for d in discs)
         ]
-        on_cards = [q for q in quads if any(q is t for t in sure) or any(_on_disc(q.corners, d) for d in discs)]
+        on_cards = [
+            q for q in quads if any(q is t for t in sure) or any(_on_disc(q.corners, d) for d in discs)
+        ]
         if on_cards:
             button = _button_off_cards(button, discs, on_cards)
         # verified cards clear of every felt-stage card are read first: on a cluttered photo the felt

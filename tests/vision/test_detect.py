@@ -397,7 +397,7 @@ def test_a_card_filling_a_photo_with_round_pips_is_found():
     # roboflow 20231029_220348: one 2 of diamonds filling the photo on a dark cloth; the felt stage
     # took a diamond pip for a disc and the verified card lying over it was dropped as a chip row
     from vision.detect_quads import WEIGHTS
-    from vision.real_photos import load_labels, real_photos_dir, match
+    from vision.real_photos import load_labels, match, real_photos_dir
 
     source, name = "roboflow_blackjack_cc_by", "20231029_220348.jpg"
     root = real_photos_dir()
