@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from vision.face_net import BACK_SURE, FACE_SURE, SIZE, WEIGHTS, FaceNet, blob, card_input
-from vision.small_net_train import conv_block, export_checked, fit
+from vision.small_net_train import conv_block, export_checked, fit, torch_missing
 
 CARD_W, CARD_H = 400, 560  # px: backs are drawn at the size the simulated camera starts from
 COVERED_SHARE = 0.45  # of the cards, partly covered by another (the under card of a hole-card pair)
@@ -307,10 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(WEIGHTS))
     ap.add_argument("--quick", action="store_true", help="a tiny network end to end (tests): no decks")
     args = ap.parse_args(argv)
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        print("vision face-net-train: needs torch (pip install -e '.[train]')", file=sys.stderr)
+    if torch_missing("vision face-net-train"):
         return 2
     cv2.setNumThreads(1)
     out = Path(args.out)

@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.index_net import PATCH, WEIGHTS, IndexNet, patches
 from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES
-from vision.small_net_train import conv_block, export_checked, fit
+from vision.small_net_train import conv_block, export_checked, fit, torch_missing
 
 CODES = [r + s for r in RANK_CLASSES for s in SUIT_CLASSES]
 REAL_WEIGHT = 2.0  # a real corner counts this many synthetic ones
@@ -182,10 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         "--quick", action="store_true", help="a tiny network end to end (tests): no decks, no real photos"
     )
     args = ap.parse_args(argv)
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        print("vision index-net-train: needs torch (pip install -e '.[train]')", file=sys.stderr)
+    if torch_missing("vision index-net-train"):
         return 2
     cv2.setNumThreads(1)
     out_dir = Path(args.out_dir)

@@ -15,6 +15,18 @@ from pathlib import Path
 import numpy as np
 
 
+def torch_missing(command: str) -> bool:
+    """True, having said so on stderr, when the `train` extra (torch) is not installed."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        import sys
+
+        print(f"{command}: needs torch (pip install -e '.[train]')", file=sys.stderr)
+        return True
+    return False
+
+
 def conv_block(i: int, o: int):
     """3x3 convolution, batch norm, ReLU."""
     import torch.nn as nn
