@@ -42,6 +42,7 @@ from vision.detect_quads import (
     load_verifier,
     work_picture,
 )
+from vision.polygons import area as polygon_area
 from vision.polygons import intersection_area, share_of_smaller
 from vision.polygons import iou as polygon_iou
 from vision.read import BuiltinReader, DeckModel, ReadResult, judge_face, load_model
@@ -86,6 +87,14 @@ ADD_OVERLAP = 0.3
 CHIP_MIN_SHARE = 0.5
 DISC_CARD_OFF = 0.2
 DISC_CARD_SIZE = 1.4
+# felt-stage cards under a card the verifier is sure of are pieces of it (the felt stage cut it in
+# strips at a wrong card size), not cards of their own, when each lies on it and is smaller than this
+# share of it: two overlapping cards of one deck are each about half their joint outline or more
+PIECE_AREA = 0.4
+# a felt-stage card the verifier is sure is none, lying across two or more cards it is sure of that
+# cover this share of it between them (cards laid edge to edge, cut at the wrong size or turned the
+# wrong way), is dropped: those cards are what is there
+ACROSS_SHARE = 0.75
 # a lone felt-stage card the verifier doubts is dropped when its read is this unsure (chosen on
 # roboflow: precision 0.632 -> 0.643 with no recall lost)
 DOUBTFUL_CONF = 0.2
@@ -384,7 +393,9 @@ class Detector:
         of wood grain, a pip taken for a small card, a phone's black screen; see `detect`; a lone
         card drawn on the felt gets >= 0.79 from it, 121 of 121 on rendered tables), and any that a verified whole
         card overlaps when that one is far more card-like (a card the felt
-        stage cut wrong, or two cards taken for one); the verified card then takes their place."""
+        stage cut wrong, or two cards taken for one); the verified card then takes their place. So do
+        the felt-stage pieces of a card it is sure of (`_pieces_of`), and a felt-stage card it is sure
+        is none that lies across cards it is sure of (`_across_cards`)."""
         polys = [r.corners / scale for r in rects]
         p = card_probability(self.verifier, qwork, polys)
         keep = [True] * len(rects)
@@ -416,11 +427,26 @@ class Detector:
                 for i in under:
                     keep[i] = False
                 continue
+            # pieces of this card: none the verifier takes for a card itself (SIZE_SURE)
+            if (
+                under
+                and q.score >= REPLACE_SURE
+                and all(p[i] < SIZE_SURE for i in under)
+                and _pieces_of(q.corners, [polys[i] for i in under])
+            ):
+                for i in under:
+                    keep[i] = False
+                continue
             if any(_overlap(polys[i], polys[j]) for i in under for j in range(len(polys)) if i != j):
                 continue  # overlapping cards (a hole-card pair): the felt stage's own kind of find
             if under and q.score >= REPLACE_SURE and all(p[i] < q.score - REPLACE_MARGIN for i in under):
                 for i in under:
                     keep[i] = False
+        # a felt-stage card the verifier is sure is none, lying across cards it is sure of
+        sure_q = [q.corners for q in quads if q.score >= REPLACE_SURE]
+        for i in range(len(rects)):
+            if keep[i] and p[i] < DROP_BELOW and _across_cards(polys[i], sure_q):
+                keep[i] = False
         # the cards of one deck are one size: a felt-stage "card" far smaller than the cards the
         # verifier is sure of (a speck of a foil or grain texture, a pip) is none
         sure_w = [_card_dims(q.corners)[0] for q in quads if q.score >= REPLACE_SURE]
@@ -1783,6 +1809,25 @@ def _on_disc(q: np.ndarray, disc: dict) -> bool:
     """Whether a disc's centre lies inside the outline q (full px)."""
     c = (float(disc["center"][0]), float(disc["center"][1]))
     return cv2.pointPolygonTest(q.astype(np.float32).reshape(-1, 1, 2), c, False) >= 0
+
+
+def _pieces_of(card: np.ndarray, found: list[np.ndarray]) -> bool:
+    """Whether the felt-stage cards `found` are pieces of one card the verifier vouches for (a card
+    cut in strips at a wrong card size: roboflow IMG_5923, an 8 of diamonds on wood cut in thirds),
+    not cards of their own: each lies on it and is under PIECE_AREA of it. Two crossed or overlapping
+    cards, which the verifier sometimes takes for one square card, are each about half of it."""
+    whole = polygon_area(card)
+    return all(polygon_area(f) < PIECE_AREA * whole and share_of_smaller(f, card) > 0.85 for f in found)
+
+
+def _across_cards(found: np.ndarray, sure: list[np.ndarray]) -> bool:
+    """Whether a felt-stage card lies across two or more cards the verifier is sure of, which
+    between them cover most of it (cards laid edge to edge, cut at the wrong size or turned the
+    wrong way): those cards are what is there."""
+    own = polygon_area(found)
+    shares = [intersection_area(found, q) / own for q in sure if _overlap(found, q)] if own > 0 else []
+    shares = [v for v in shares if v > 0.05]
+    return len(shares) >= 2 and sum(shares) >= ACROSS_SHARE
 
 
 def _chip_on_card(q: np.ndarray, disc: dict) -> bool:

@@ -412,3 +412,61 @@ def test_a_card_filling_a_photo_with_round_pips_is_found():
     res = det.detect(cv2.imread(str(root / source / name), cv2.IMREAD_COLOR))
     labels = load_labels(root / source)[name]["cards"]
     assert len(match(res.cards, labels)) == 1, [(c.face, c.corners) for c in res.cards]
+
+
+def test_strips_of_one_card_are_its_pieces_but_two_crossed_cards_are_not():
+    # the felt stage cut an 8 of diamonds on wood in thirds at a wrong card size (roboflow
+    # IMG_5923); a hole-card pair crossed at right angles is a near-square outline the verifier
+    # sometimes vouches for as one card, and each of its two cards is about half of it
+    from vision.detect import _pieces_of
+
+    w, ln = 100.0, 140.0
+    card = np.array([[0, 0], [w, 0], [w, ln], [0, ln]], float)
+    strips = [
+        np.array([[0, y], [w, y], [w, y + ln / 3], [0, y + ln / 3]], float) for y in (0, ln / 3, 2 * ln / 3)
+    ]
+    assert _pieces_of(card, strips)
+    square = np.array([[0, 0], [ln, 0], [ln, ln], [0, ln]], float)
+    upright = np.array([[20, 0], [20 + w, 0], [20 + w, ln], [20, ln]], float)
+    across = np.array([[0, 20], [ln, 20], [ln, 20 + w], [0, 20 + w]], float)
+    assert not _pieces_of(square, [upright, across])
+
+
+def test_a_false_card_across_cards_laid_edge_to_edge_gives_way_to_them():
+    from vision.detect import _across_cards
+
+    w, ln = 100.0, 140.0
+    row = [np.array([[0, y], [ln, y], [ln, y + w], [0, y + w]], float) for y in (0, w, 2 * w)]  # landscape
+    strip = np.array([[20, 10], [20 + w, 10], [20 + w, 10 + ln], [20, 10 + ln]], float)  # upright, across two
+    assert _across_cards(strip, row)
+    assert not _across_cards(strip, row[:1])  # one card under it: a card half under another stays
+    aside = np.array([[ln + 5, 0], [ln + 5 + w, 0], [ln + 5 + w, ln], [ln + 5, ln]], float)
+    assert not _across_cards(aside, row)
+
+
+@pytest.mark.parametrize(
+    ("name", "found_at_least"),
+    [
+        ("IMG_5923-Small.jpg", 1),  # an 8 of diamonds on wood the felt stage cut in thirds (0 before)
+        ("IMG_3301.jpg", 7),  # ten cards edge to edge in columns on a counter, cut across (4 before)
+    ],
+)
+def test_cards_the_felt_stage_cut_wrong_are_found_whole(name, found_at_least):
+    from vision.detect_quads import WEIGHTS
+    from vision.real_photos import load_labels, match, real_photos_dir
+
+    source = "roboflow_blackjack_cc_by"
+    root = real_photos_dir()
+    if root is None or not (root / source / name).is_file():
+        pytest.skip(f"real photograph {source}/{name} not found")
+    fold = WEIGHTS.parent / "loso"
+    det = Detector(
+        budget_ms=10_000,
+        verifier_path=str(fold / f"quad_verifier_without_{source}.npz"),
+        calibration=str(fold / f"read_confidence_without_{source}.json"),
+    )
+    res = det.detect(cv2.imread(str(root / source / name), cv2.IMREAD_COLOR))
+    labels = load_labels(root / source)[name]["cards"]
+    pairs = match(res.cards, labels)
+    assert len(pairs) >= found_at_least, [(c.face, c.code) for c in res.cards]
+    assert len(res.cards) - len(pairs) <= 1  # not the strips besides
