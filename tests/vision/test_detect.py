@@ -470,3 +470,46 @@ def test_cards_the_felt_stage_cut_wrong_are_found_whole(name, found_at_least):
     pairs = match(res.cards, labels)
     assert len(pairs) >= found_at_least, [(c.face, c.code) for c in res.cards]
     assert len(res.cards) - len(pairs) <= 1  # not the strips besides
+
+
+def test_card_sets_are_scored_from_pieces_exactly_as_pixel_by_pixel():
+    # the felt stage's search over sets of candidate cards counts pixels per piece of the window;
+    # a set's union, its spill past the grown blob and the least any one card shows alone must be
+    # the very counts a pass over the pixels gives (else the chosen reading of a blob changes)
+    import itertools
+
+    from vision.detect import _combo_counts
+
+    rng = np.random.default_rng(3)
+    blob = np.zeros((120, 160), np.uint8)
+    cv2.rectangle(blob, (20, 15), (70, 90), 1, -1)
+    cv2.rectangle(blob, (60, 30), (130, 100), 1, -1)
+    grown = cv2.dilate(blob, np.ones((3, 3), np.uint8))
+    off = np.array([5.0, 7.0])
+    cands = []
+    for _ in range(6):
+        x, y = rng.uniform(10, 100), rng.uniform(5, 50)
+        cands.append(np.array([[x, y], [x + 45, y + 4], [x + 41, y + 66], [x - 4, y + 62]]) + off)
+    masks = []
+    for q in cands:
+        m = np.zeros_like(blob)
+        cv2.fillConvexPoly(m, np.round(q - off).astype(np.int32), 1)
+        masks.append(m.astype(bool))
+    got = _combo_counts(cands, blob, grown, off, 3)
+    for k in (1, 2, 3):
+        want_combos = list(itertools.combinations(range(len(cands)), k))
+        assert [c for c, *_ in got[k]] == want_combos
+        for combo, inter, spill, least in got[k]:
+            union = np.logical_or.reduce([masks[i] for i in combo])
+            assert inter == int((union & (blob > 0)).sum())
+            assert spill == int((union & (grown == 0)).sum())
+            if k > 1:
+                alone = [
+                    int(
+                        (
+                            masks[i] & (blob > 0) & ~np.logical_or.reduce([masks[j] for j in combo if j != i])
+                        ).sum()
+                    )
+                    for i in combo
+                ]
+                assert least == min(alone)
