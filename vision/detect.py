@@ -91,6 +91,13 @@ DISC_CARD_SIZE = 1.4
 # strips at a wrong card size), not cards of their own, when each lies on it and is smaller than this
 # share of it: two overlapping cards of one deck are each about half their joint outline or more
 PIECE_AREA = 0.4
+# verified cards this long for their width (88/63 = 1.4, a little perspective either way) are whole
+# ones: in a fan the verifier vouches for the cards under others too, as narrow strips of their full
+# length, whose median width is a strip's
+WHOLE_ASPECT = (1.25, 1.6)
+# ... and when the outlines' sides measure the cards under this share of the whole ones' width (a
+# tilted camera changes a card's width across the picture by less), the whole cards' size stands
+WHOLE_SHARE = 0.75
 # a felt-stage card the verifier is sure is none, lying across two or more cards it is sure of that
 # cover this share of it between them (cards laid edge to edge, cut at the wrong size or turned the
 # wrong way), is dropped: those cards are what is there
@@ -242,6 +249,7 @@ class Detector:
         self._truncated = False
         self._quad_widths: list[float] = []
         self._sure_widths: list[float] = []
+        self._whole_widths: list[float] = []  # ... of those, the ones shaped like a whole card (WHOLE_ASPECT)
         self._aspect = CARD_ASPECT  # length over width of this frame's cards
         self._sure_aspect = CARD_ASPECT
         self._sized_by_quads = False  # this frame's card size is the verified cards' (see _card_width)
@@ -317,6 +325,7 @@ class Detector:
         self._quad_widths = [w for w, _l in dims]
         sure_dims = [d for d, q in zip(dims, quads, strict=True) if q.score >= SIZE_SURE]
         self._sure_widths = [w for w, _l in sure_dims]
+        self._whole_widths = [w for w, ln in sure_dims if WHOLE_ASPECT[0] <= ln / w <= WHOLE_ASPECT[1]]
         # a photo squeezed to a square (dataset exports) makes cards 2.4 long to 1 wide: the felt
         # stage, looking for 1.4, then split every card into halves
         self._sure_aspect = float(np.median([ln / w for w, ln in sure_dims])) if sure_dims else CARD_ASPECT
@@ -727,6 +736,18 @@ class Detector:
             self._aspect = self._sure_aspect
             self._sized_by_quads = True
             return sure
+        # the outlines' sides of overlapping cards in a fan are a strip's: whole cards the verifier is
+        # sure of, far wider than that, give the size (edje IMG_2586: two of four cards found at it)
+        whole = float(np.median(self._whole_widths)) * scale if self._whole_widths else None
+        if (
+            hint is None
+            and prior is None
+            and whole is not None
+            and est is not None
+            and est[0] < WHOLE_SHARE * whole
+        ):
+            self._sized_by_quads = True
+            return whole
         if est is not None and prior is not None and abs(est[0] / prior - 1) > PRIOR_SPAN:
             # the sides disagree with the size the layout or the last frames gave: when enough of
             # them agree with that size too, it stands (refined by them). A table showing only
@@ -743,6 +764,10 @@ class Detector:
             cw = hint
         elif est is not None and est[1] >= 3:
             cw = est[0]
+        elif whole is not None:
+            # cards the verifier is sure of, shaped like a whole card: in a fan the cards under the
+            # others are vouched for too, as narrow strips of their full length
+            cw = whole
         elif self._quad_widths:  # whole cards the verifier vouched for: their size, no search
             cw = float(np.median(self._quad_widths)) * scale
         elif blobs:  # one or two clean blobs (maybe two touching cards) or none: the size that explains most
