@@ -16,6 +16,18 @@ SMART_TABLE = REPO / ".venv" / "bin" / "smart-table"
 W, H = 1280, 720
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _warm_detector() -> None:
+    """The process's one-time costs (OpenCV's first calls, the readers' lazy tables, the networks)
+    paid once before the tests, as the service pays them before READY (vision.warmup): else the
+    first test to detect pays them inside the frame's 500 ms CPU budget and, on a busy machine, can
+    have its frame cut short."""
+    from vision.detect import Detector
+    from vision.warmup import warm_up
+
+    warm_up(Detector())
+
+
 @pytest.fixture(scope="session")
 def tango_model(tmp_path_factory) -> str:
     model, _ = enroll_deck(deck_dir("tango"))

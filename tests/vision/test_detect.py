@@ -161,10 +161,12 @@ def test_overlapping_pairs_are_split_along_the_right_edges(seed, deck):
     # tables whose hole-card pairs make nearly square blobs: two landscape cards one above the other
     # fill such a blob about as well as the true pair; the edge where one card lies on the other
     # tells them apart. A new camera each time: the card size is found on the frame alone.
+    # (a budget no frame meets here: these ~300 ms CPU frames, the first of a process paying its
+    # one-time costs too, came within reach of the 500 ms one on a busy machine and were cut short)
     frame, truth = render(random_scene(seed, deck=deck), W, H, seed)
-    res = Detector().detect(frame)
+    res = Detector(budget_ms=10_000).detect(frame)
     s = score_frame(res, truth)
-    assert s.recall == 1.0 and s.false_cards == 0, s.mistakes
+    assert s.recall == 1.0 and s.false_cards == 0, (s.mistakes, res.truncated)
     errors = _outline_errors(res, [t for t in truth["cards"] if t["visible"] >= 0.1], truth["card_width_px"])
     assert max(errors) < 0.25, errors
 
