@@ -398,7 +398,8 @@ class Detector:
 
     def _verified(self, rects, leftovers, quads, qwork, scale):
         """The felt stage's cards, judged by the verifier. Dropped: one it is sure is not a card,
-        lying clear of any other card, that the reader then finds face down or cannot read (a patch
+        lying clear of any other card or touching only others it is as sure of, that the reader then
+        finds face down or cannot read (a patch
         of wood grain, a pip taken for a small card, a phone's black screen; see `detect`; a lone
         card drawn on the felt gets >= 0.79 from it, 121 of 121 on rendered tables), and any that a verified whole
         card overlaps when that one is far more card-like (a card the felt
@@ -415,7 +416,12 @@ class Detector:
         ]
         for i, r in enumerate(rects):
             near_quad = any(_overlap(polys[i], q.corners) for q in quads)
-            if alone[i] and not near_quad and p[i] < DROP_BELOW:
+            # alone, or overlapping only felt-stage cards the verifier is as sure are none (a
+            # laptop's edge or a cup's rim cut into a row of small "cards", roboflow PXL_*)
+            lonely = alone[i] or all(
+                p[j] < DROP_BELOW for j in range(len(polys)) if j != i and _overlap(polys[i], polys[j])
+            )
+            if lonely and not near_quad and p[i] < DROP_BELOW:
                 self._doubtful.add(id(r))  # dropped if it also shows no face or an unreadable one
         for q in quads:
             under = [i for i in range(len(rects)) if share_of_smaller(polys[i], q.corners) > 0.3]
