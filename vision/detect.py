@@ -113,7 +113,9 @@ NET_ADD = (
     0.5  # ... and a card nothing else found is added when its heat or the verifier's probability is this
 )
 NET_OVERLAP = 0.3  # a network card overlapping a found card by this share of the smaller is that card
-NET_MIN_WIDTH = 16.0  # px: a narrower network card (a chip's edge spot, a pip) is nothing anyone could read
+# px: a card only a later stage finds (the network, or the verifier with no felt-stage card under
+# it) that is narrower (a chip's edge spot, a pip) is nothing anyone could read
+ADDED_MIN_WIDTH = 16.0
 NET_SIZE_SPAN = 0.25  # the cards of one deck are one size and shape: with two or more cards found, a network
 # card whose width or length-to-width ratio is off theirs (median) by more than this share is none (a chip)
 # A J, Q or K is told apart by the letter of its index alone. On a card this narrow (full px) the letter
@@ -482,7 +484,7 @@ class Detector:
         out: list[CardObs] = []
         have = [np.asarray(c.corners, np.float64) for c in cards]
         for q in quads:
-            if q.score < QUAD_ADD:
+            if q.score < QUAD_ADD or _card_dims(q.corners)[0] < ADDED_MIN_WIDTH:
                 continue
             touching = [share_of_smaller(q.corners, o) for o in have if _overlap(q.corners, o)]
             if touching and (q.score < REPLACE_SURE or max(touching) > ADD_OVERLAP):
@@ -532,7 +534,7 @@ class Detector:
         aspect = float(np.median([ln / w for w, ln in dims])) if len(dims) >= 2 else None
         for q in net:
             w, ln = _card_dims(q.corners)
-            if q.score < NET_ADD or w < NET_MIN_WIDTH:
+            if q.score < NET_ADD or w < ADDED_MIN_WIDTH:
                 continue
             if width is not None and (
                 abs(w / width - 1) > NET_SIZE_SPAN or abs(ln / w / aspect - 1) > NET_SIZE_SPAN
