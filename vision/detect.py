@@ -466,7 +466,7 @@ class Detector:
                 keep[i] = False
         # the cards of one deck are one size: a felt-stage "card" far smaller than the cards the
         # verifier is sure of (a speck of a foil or grain texture, a pip) is none
-        sure_w = [_card_dims(q.corners)[0] for q in quads if q.score >= REPLACE_SURE]
+        sure_w = [_card_dims(q)[0] for q in sure_q]
         if sure_w:
             small = SMALL_SHARE * float(np.median(sure_w))
             for i in range(len(rects)):
@@ -729,31 +729,20 @@ class Detector:
         # which on a close-up are a pip's or an index's (a 430 px card measured 9 px wide: the felt
         # stage then split the card into pips until the budget ran out, and reported nothing)
         sure = float(np.median(self._sure_widths)) * scale if self._sure_widths else None
+        # the outlines' sides of overlapping cards in a fan are a strip's: whole cards the verifier is
+        # sure of, far wider than that, give the size (edje IMG_2586: two of four cards found at it)
+        whole = float(np.median(self._whole_widths)) * scale if self._whole_widths else None
         self._aspect = CARD_ASPECT
         self._sized_by_quads = False
-        if (
-            hint is None
-            and prior is None
-            and sure is not None
-            and est is not None
-            and est[0] < SMALL_SHARE * sure
-        ):
+        measured_only = hint is None and prior is None and est is not None  # nothing but this frame
+        if measured_only and sure is not None and est[0] < SMALL_SHARE * sure:
             # less than half as wide as the verified cards (perspective never halves a card): the
             # outlines measured the print, and the verified cards' shape stands, squeezed photos
             # (2.4 long to 1 wide, which the felt stage would split into halves) included
             self._aspect = self._sure_aspect
             self._sized_by_quads = True
             return sure
-        # the outlines' sides of overlapping cards in a fan are a strip's: whole cards the verifier is
-        # sure of, far wider than that, give the size (edje IMG_2586: two of four cards found at it)
-        whole = float(np.median(self._whole_widths)) * scale if self._whole_widths else None
-        if (
-            hint is None
-            and prior is None
-            and whole is not None
-            and est is not None
-            and est[0] < WHOLE_SHARE * whole
-        ):
+        if measured_only and whole is not None and est[0] < WHOLE_SHARE * whole:
             self._sized_by_quads = True
             return whole
         if est is not None and prior is not None and abs(est[0] / prior - 1) > PRIOR_SPAN:
