@@ -349,7 +349,7 @@ class DeckModel:
         symbols in view decide, told by the built-in reader's suit classifier (a blurred club fits a
         sharp spade template about as well as a sharp club one)."""
         a, b = self.codes[best], self.codes[second]
-        if a[0] != b[0] or (a[1] in "hd") != (b[1] in "hd") or margin > LOOK_ALIKE_MARGIN:
+        if a[0] != b[0] or _is_red(a) != _is_red(b) or margin > LOOK_ALIKE_MARGIN:
             return best, second, margin
         vote = suit_vote(canon, visible, a[1], b[1])
         if vote < -LOOK_ALIKE_VOTE:
@@ -592,6 +592,23 @@ def _quarter_turned(canon: np.ndarray) -> bool:
     return bool(off > TURN_INK * at + 0.02)
 
 
+def _is_red(code: str) -> bool:
+    return code[1] in "hd"
+
+
+def _quarter_turn(canon: np.ndarray, visible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The card and its visible mask warped the other way round: its top and bottom sides taken for
+    its long ones. A card's outline cannot tell which of its sides are the long ones when the picture
+    is squeezed across them (a photo resized to a square, as photo sets often are: a portrait card on
+    a 4:3 or 16:9 photo squeezed to 640 x 640 can look wider than long; a steep camera does the same
+    less), and a card warped on its side shows its index at the two corners where none is printed.
+    The half-turn does not matter: the index network reads both printed corners."""
+    size = (CANON_W, CANON_H)
+    turned = cv2.resize(cv2.rotate(canon, cv2.ROTATE_90_CLOCKWISE), size, interpolation=cv2.INTER_LINEAR)
+    seen = cv2.resize(cv2.rotate(visible, cv2.ROTATE_90_CLOCKWISE), size, interpolation=cv2.INTER_NEAREST)
+    return turned, seen
+
+
 class BuiltinReader:
     """Reads standard-index cards of decks it has never seen (see module docstring)."""
 
@@ -649,6 +666,18 @@ class BuiltinReader:
             code, sure = net.code(canon, visible)
             if code is not None and sure >= INDEX_SURE:
                 return code, round(min(0.99, sure), 3), True, True
+            side, side_visible = _quarter_turn(canon, visible)
+            turned, turned_sure = net.code(side, side_visible)
+            if turned is not None and turned_sure >= INDEX_SURE:
+                # no doubt about the index a quarter turn round, where the card's own way up left
+                # the network unsure: the picture squeezed one way (a photo stretched to a square,
+                # a steep camera) made the card's long side look the shorter, so it was warped on
+                # its side (see _quarter_turn). The network can be as sure of a court's picture
+                # seen sideways, so the rules must see the colour it names on the card so turned
+                side_own = None if own is None else _quarter_turn(canon, own)[1]
+                by_rules, _ = self._read_once(side, side_visible, side_own)
+                if by_rules is not None and _is_red(by_rules) == _is_red(turned):
+                    return turned, round(min(0.99, turned_sure), 3), True, True
         by_rules, conf = self._read_once(canon, visible, own)
         if code is not None and by_rules == code:
             # two readings that share nothing (the network's look at the corner; the rules' glyphs,
