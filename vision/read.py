@@ -673,10 +673,11 @@ class BuiltinReader:
                 # the network unsure: the picture squeezed one way (a photo stretched to a square,
                 # a steep camera) made the card's long side look the shorter, so it was warped on
                 # its side (see _quarter_turn). The network can be as sure of a court's picture
-                # seen sideways, so the rules must see the colour it names on the card so turned
+                # seen sideways, so the rules, reading the card so turned, must not see the other
+                # colour (where they read nothing -- gold foil, no white paper -- the code stands)
                 side_own = None if own is None else _quarter_turn(canon, own)[1]
                 by_rules, _ = self._read_once(side, side_visible, side_own)
-                if by_rules is not None and _is_red(by_rules) == _is_red(turned):
+                if by_rules is None or _is_red(by_rules) == _is_red(turned):
                     return turned, round(min(0.99, turned_sure), 3), True, True
         by_rules, conf = self._read_once(canon, visible, own)
         if code is not None and by_rules == code:

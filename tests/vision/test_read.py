@@ -565,7 +565,7 @@ def test_a_card_warped_on_its_side_is_read_a_quarter_turn_round():
     # or a steep camera makes a card's long side look the shorter; the detector then warps it on
     # its side, its index at the two corners where none is printed (roboflow IMG_3321: a 3, an ace
     # and a 4 of hearts read 3d, Ad, 3d). The index network read a quarter turn round, when sure
-    # and when the rules see the colour it names, reads them; the card's own way up is unchanged
+    # and when the rules do not see the other colour, reads them; the card's own way up is unchanged
     # (the network was as sure of Kh for tango's Jc seen sideways: the colour check keeps Jc)
     reader = BuiltinReader()
     seen = np.full((140, 100), 255, np.uint8)
