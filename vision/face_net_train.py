@@ -159,10 +159,10 @@ GLARE_SHARE = 0.2  # ... with a lamp's glare on them
 
 def vary(canon: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """What real tables do to faces and backs alike, so that none of it tells one from the other."""
-    from vision.read import CANON_H, CANON_W
+    from vision.read import turn_quarter
 
     if rng.random() < QUARTER_SHARE:
-        canon = cv2.resize(cv2.rotate(canon, cv2.ROTATE_90_CLOCKWISE), (CANON_W, CANON_H))
+        canon = turn_quarter(canon)
     f = canon.astype(np.float32)
     if rng.random() < TINT_SHARE:
         tint = (

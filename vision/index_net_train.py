@@ -82,7 +82,7 @@ def synthetic_patches(per_code: int, deck_cards: int, seed: int, decks: list[Pat
 def real_patches(source: str, verifier_path: str | None, seed: int, views: int = REAL_VIEWS, log=print):
     """The corners in view of the labelled cards the detector finds on one source's photos."""
     from vision.detect import warp_card
-    from vision.read import CANON_H, CANON_W, _quarter_turned
+    from vision.read import _quarter_turned, turn_quarter
     from vision.train_real import labelled_cards
 
     rng = np.random.default_rng(seed)
@@ -95,7 +95,7 @@ def real_patches(source: str, verifier_path: str | None, seed: int, views: int =
             moved = corners if v == 0 else corners + rng.normal(0, OUTLINE_JITTER * width, (4, 2))
             canon, visible, own = warp_card(frame, moved, covering, touching)
             if visible.mean() > 250 and own.mean() > 250 and _quarter_turned(canon):
-                canon = cv2.resize(cv2.rotate(canon, cv2.ROTATE_90_CLOCKWISE), (CANON_W, CANON_H))
+                canon = turn_quarter(canon)
             for p in patches(canon, visible):
                 xs.append(p)
                 rs.append(RANK_CLASSES.index(code[0]))

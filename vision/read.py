@@ -608,6 +608,12 @@ def _is_red(code: str) -> bool:
     return code[1] in "hd"
 
 
+def turn_quarter(canon: np.ndarray) -> np.ndarray:
+    """The canonical card turned a quarter round and brought back to CANON_W x CANON_H: the card
+    warped with its other pair of sides taken for the long ones."""
+    return cv2.resize(cv2.rotate(canon, cv2.ROTATE_90_CLOCKWISE), (CANON_W, CANON_H))
+
+
 def _quarter_turn(canon: np.ndarray, visible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The card and its visible mask warped the other way round: its top and bottom sides taken for
     its long ones. A card's outline cannot tell which of its sides are the long ones when the picture
@@ -615,10 +621,10 @@ def _quarter_turn(canon: np.ndarray, visible: np.ndarray) -> tuple[np.ndarray, n
     a 4:3 or 16:9 photo squeezed to 640 x 640 can look wider than long; a steep camera does the same
     less), and a card warped on its side shows its index at the two corners where none is printed.
     The half-turn does not matter: the index network reads both printed corners."""
-    size = (CANON_W, CANON_H)
-    turned = cv2.resize(cv2.rotate(canon, cv2.ROTATE_90_CLOCKWISE), size, interpolation=cv2.INTER_LINEAR)
-    seen = cv2.resize(cv2.rotate(visible, cv2.ROTATE_90_CLOCKWISE), size, interpolation=cv2.INTER_NEAREST)
-    return turned, seen
+    seen = cv2.resize(
+        cv2.rotate(visible, cv2.ROTATE_90_CLOCKWISE), (CANON_W, CANON_H), interpolation=cv2.INTER_NEAREST
+    )
+    return turn_quarter(canon), seen
 
 
 class BuiltinReader:
@@ -669,7 +675,7 @@ class BuiltinReader:
         if visible.mean() > 250 and (own is None or own.mean() > 250) and _quarter_turned(canon):
             # a card seen about as wide as long (steep perspective, a stretched picture) may have
             # been warped a quarter turn off: its index then lies at the other two corners
-            canon = cv2.resize(cv2.rotate(canon, cv2.ROTATE_90_CLOCKWISE), (CANON_W, CANON_H))
+            canon = turn_quarter(canon)
         net = index_model() if seen_width is None or seen_width >= INDEX_NET_MIN_WIDTH else None
         code = None
         if net is not None:

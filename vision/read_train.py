@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.mlp import adam_step
-from vision.read import CANON_H, CANON_W, _ink, _pips, _quarter_turned, _read_index
+from vision.read import _ink, _pips, _quarter_turned, _read_index, turn_quarter
 from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES, WEIGHTS, darkness
 from vision.read_synth import deck_card, synthetic_card, ttf_fonts
 
@@ -51,7 +51,7 @@ def card_crops(
     indices (with `visible`, those in view, after the reader's quarter-turn check) and, on a pip
     card, the first three pips (with `visible`, only when all of the card is in view)."""
     if visible is not None and visible.mean() > 250 and _quarter_turned(canon):
-        canon = cv2.resize(cv2.rotate(canon, cv2.ROTATE_90_CLOCKWISE), (CANON_W, CANON_H))
+        canon = turn_quarter(canon)
     ink, red = _ink(canon)
     dark = darkness(canon)
     ranks, suits = [], []
