@@ -1501,12 +1501,13 @@ def _combo_counts(cands, blob: np.ndarray, grown: np.ndarray, off: np.ndarray, k
     for k in range(1, kmax + 1):
         combos = list(itertools.combinations(range(len(cands)), k))
         masks = np.array([sum(1 << i for i in c) for c in combos], np.int64)[:, None]
-        hit = (sigs & masks) != 0
-        inter = hit.astype(np.int64) @ own_in
-        spill = hit.astype(np.int64) @ out
+        covered_by = sigs & masks  # which of the set's cards cover each piece
+        hit = (covered_by != 0).astype(np.int64)
+        inter = hit @ own_in
+        spill = hit @ out
         if k > 1:
             alone = np.stack(
-                [((sigs & masks) == (1 << i)).astype(np.int64) @ own_in for i in range(len(cands))], axis=1
+                [(covered_by == (1 << i)).astype(np.int64) @ own_in for i in range(len(cands))], axis=1
             )
             member = ((masks >> np.arange(len(cands))[None, :]) & 1).astype(bool)
             least = np.where(member, alone, np.iinfo(np.int64).max).min(axis=1)

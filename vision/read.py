@@ -621,10 +621,14 @@ def _quarter_turn(canon: np.ndarray, visible: np.ndarray) -> tuple[np.ndarray, n
     a 4:3 or 16:9 photo squeezed to 640 x 640 can look wider than long; a steep camera does the same
     less), and a card warped on its side shows its index at the two corners where none is printed.
     The half-turn does not matter: the index network reads both printed corners."""
-    seen = cv2.resize(
-        cv2.rotate(visible, cv2.ROTATE_90_CLOCKWISE), (CANON_W, CANON_H), interpolation=cv2.INTER_NEAREST
+    return turn_quarter(canon), _turn_mask(visible)
+
+
+def _turn_mask(mask: np.ndarray) -> np.ndarray:
+    """A card's mask (visible, own) turned as turn_quarter turns the card, kept two-valued."""
+    return cv2.resize(
+        cv2.rotate(mask, cv2.ROTATE_90_CLOCKWISE), (CANON_W, CANON_H), interpolation=cv2.INTER_NEAREST
     )
-    return turn_quarter(canon), seen
 
 
 class BuiltinReader:
@@ -693,7 +697,7 @@ class BuiltinReader:
                 # its side (see _quarter_turn). The network can be as sure of a court's picture
                 # seen sideways, so the rules, reading the card so turned, must not see the other
                 # colour (where they read nothing -- gold foil, no white paper -- the code stands)
-                side_own = None if own is None else _quarter_turn(canon, own)[1]
+                side_own = None if own is None else _turn_mask(own)
                 by_rules, _ = self._read_once(side, side_visible, side_own)
                 if by_rules is None or _is_red(by_rules) == _is_red(turned):
                     return turned, round(min(0.99, turned_sure), 3), True, True
