@@ -608,6 +608,22 @@ def _is_red(code: str) -> bool:
     return code[1] in "hd"
 
 
+def _pips_of_the_other_colour(
+    canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None, code: str
+) -> bool:
+    """Does a number card in full view show two or more pips of the other colour than `code`, the
+    index network's sure reading? The network reads the corner's small suit symbol; under warm, dim
+    light a maroon diamond there looks as dark as a spade, and it was sure of 2s, 6s, 8s, Ts for
+    diamonds (roboflow IMG_3322, IMG_3326). The pips are many times bigger and their colour is
+    plain, so they decide (the same test, PIP_RED, as the rules' own colour). Aces and court cards
+    are left to the network: an ace has one pip, and a court's picture is no pips."""
+    if code[0] not in "23456789T" or visible.mean() <= 250 or (own is not None and own.mean() <= 250):
+        return False
+    ink, red = _ink(canon)
+    pips = _pips(ink, red, canon)
+    return pips["n"] >= 2 and not pips["picture"] and pips["red"] != _is_red(code)
+
+
 def turn_quarter(canon: np.ndarray) -> np.ndarray:
     """The canonical card turned a quarter round and brought back to CANON_W x CANON_H: the card
     warped with its other pair of sides taken for the long ones."""
@@ -687,9 +703,13 @@ class BuiltinReader:
             # into glyphs (vision/index_net.py); otherwise the rules below read the card
             code, sure = net.code(canon, visible)
             if code is not None and sure >= INDEX_SURE:
-                return code, round(min(0.99, sure), 3), True, True
-            side, side_visible = _quarter_turn(canon, visible)
-            turned, turned_sure = net.code(side, side_visible)
+                if not _pips_of_the_other_colour(canon, visible, own, code):
+                    return code, round(min(0.99, sure), 3), True, True
+                # the pips say the network saw the wrong colour: the rules read the card
+                turned, turned_sure = None, 0.0
+            else:
+                side, side_visible = _quarter_turn(canon, visible)
+                turned, turned_sure = net.code(side, side_visible)
             if turned is not None and turned_sure >= INDEX_SURE:
                 # no doubt about the index a quarter turn round, where the card's own way up left
                 # the network unsure: the picture squeezed one way (a photo stretched to a square,
