@@ -51,6 +51,8 @@ F_W, F_H = 50, 70  # finer whole-card template, to tell look-alikes apart (3c/3s
 BIGIDX = 1.5  # a corner suit symbol this much bigger than the pips is read alone (pips blur first)
 LOOK_ALIKE_MARGIN = 0.08  # enrolled: closer than this between same-rank suits of one colour ...
 LOOK_ALIKE_VOTE = 2.0  # ... the suit classifier overrules when this sure (summed log-odds)
+LOOK_ALIKE_PAIRS = ("cs", "hd")  # same-colour suits
+LOOK_ALIKE_BLUR = (0.0, 1.0)  # px: the enrolled pictures the classifier is checked on, sharp and blurred
 INDEX_CANDIDATES = 5  # enrolled: this many best whole-card matches have their corner index compared
 # enrolled: a best whole-card match under this and the card is matched a quarter turn round too.
 # Through the simulated camera (vision.read_synth, half the views degraded), the right card upright
@@ -187,8 +189,12 @@ class DeckModel:
         back: np.ndarray | None,
         name: str = "",
         fine: np.ndarray | None = None,
+        trusted_pairs: tuple[str, ...] = LOOK_ALIKE_PAIRS,
     ):
         self.codes = codes
+        # the same-colour suit pairs whose look-alikes the built-in suit classifier may settle: those
+        # it tells apart on this deck's own cards (`suit_pairs_told_apart`, worked out at enrolment)
+        self.trusted_pairs = tuple(trusted_pairs)
         self.fine = None if fine is None else fine.astype(np.float32)  # (52, F_H, F_W, 3)
         self.full = full.astype(np.float32)  # (52, T_H, T_W, 3)
         self.index = index.astype(np.float32)  # (52, ih, iw, 3)
@@ -363,6 +369,8 @@ class DeckModel:
         a, b = self.codes[best], self.codes[second]
         if a[0] != b[0] or _is_red(a) != _is_red(b) or margin > LOOK_ALIKE_MARGIN:
             return best, second, margin
+        if not any(set(pair) == {a[1], b[1]} for pair in self.trusted_pairs):
+            return best, second, margin  # the classifier does not know this deck's shapes
         vote = suit_vote(canon, visible, a[1], b[1])
         if vote < -LOOK_ALIKE_VOTE:
             return second, best, margin
@@ -381,6 +389,7 @@ class DeckModel:
                 index=self.index.astype(np.float16),
                 fine=self.fine.astype(np.float16) if self.fine is not None else np.zeros((0,), np.float16),
                 back=self.back.astype(np.float16) if self.back is not None else np.zeros((0,), np.float16),
+                trusted_pairs=np.array(self.trusted_pairs, dtype="<U2"),
             )
 
 
@@ -405,6 +414,8 @@ def load_model(path: str | Path) -> DeckModel:
             full, index, back = z["full"], z["index"], z["back"]
             fine = z["fine"] if "fine" in z else np.zeros((0,))
             name = str(z["name"])
+            # (a model enrolled before the pairs were checked lets the classifier settle both)
+            pairs = tuple(str(p) for p in z["trusted_pairs"]) if "trusted_pairs" in z else LOOK_ALIKE_PAIRS
     except DeckModelError:
         raise
     except FileNotFoundError as exc:
@@ -415,7 +426,11 @@ def load_model(path: str | Path) -> DeckModel:
         raise DeckModelError(f"{p}: deck model is incomplete or damaged")
     if fine.size and fine.shape != (52, F_H, F_W, 3):
         raise DeckModelError(f"{p}: deck model is damaged (fine templates)")
-    return DeckModel(codes, full, index, back if back.size else None, name, fine if fine.size else None)
+    if any(pair not in LOOK_ALIKE_PAIRS for pair in pairs):
+        raise DeckModelError(f"{p}: deck model is damaged (trusted suit pairs {list(pairs)})")
+    return DeckModel(
+        codes, full, index, back if back.size else None, name, fine if fine.size else None, pairs
+    )
 
 
 def card_from_image(img: np.ndarray) -> np.ndarray:
@@ -510,7 +525,36 @@ def enroll_deck(deck_dir: str | Path) -> tuple[DeckModel, list[str]]:
     full, index = zip(*(DeckModel.features(canons[c]) for c in ALL_CODES), strict=True)
     back = DeckModel.features(canons["back"])[0] if "back" in canons else None
     fine = np.stack([DeckModel.fine_features(canons[c]) for c in ALL_CODES])
-    return DeckModel(list(ALL_CODES), np.stack(full), np.stack(index), back, d.name, fine), warnings
+    pairs = suit_pairs_told_apart(canons)
+    return DeckModel(list(ALL_CODES), np.stack(full), np.stack(index), back, d.name, fine, pairs), warnings
+
+
+def suit_pairs_told_apart(canons: dict[str, np.ndarray]) -> tuple[str, ...]:
+    """The same-colour suit pairs ("cs", "hd") that the built-in suit classifier tells apart on every
+    card of a deck (the enrolled pictures, sharp and blurred as a camera sees them): only for those
+    may it overrule the deck's own templates on a close call (`DeckModel._look_alike`). It learnt
+    the usual suit shapes; some decks draw them otherwise (Aisleriot's plastic: a club it takes for
+    a spade on all 26 clubs and spades, sharp or blurred; orell's spades, tango_nuevo's four
+    colours), and there it turned every right template match of a club into a spade."""
+    seen = np.full((CANON_H, CANON_W), 255, np.uint8)
+    told = []
+    for pair in LOOK_ALIKE_PAIRS:
+        a, b = pair
+        ok = True
+        for code, canon in canons.items():
+            if code == "back" or code[1] not in pair:
+                continue
+            for sigma in LOOK_ALIKE_BLUR:
+                card = canon if sigma == 0 else cv2.GaussianBlur(canon, (0, 0), sigma)
+                vote = suit_vote(card, seen, a, b)
+                if (vote if code[1] == a else -vote) < -LOOK_ALIKE_VOTE:
+                    ok = False  # it would overrule the right code of one of the deck's own cards
+                    break
+            if not ok:
+                break
+        if ok:
+            told.append(pair)
+    return tuple(told)
 
 
 # -- built-in reader --------------------------------------------------------------------------
