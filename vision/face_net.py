@@ -10,8 +10,9 @@ pattern edge to edge, or is one picture filling a frame. A small convolutional n
 whole card at half the canonical size and says how likely it is a back.
 
 How it is used (`vision.read`): the paper test still decides first. A card it calls face up is
-called face down when this network is sure it is a back (`P(back) >= BACK_SURE`), unless the index
-network's own code stands (it was sure of the index: a face); a card it calls face down for want of
+called face down when this network is sure it is a back (`P(back) >= BACK_SURE`), even where the
+index network was sure of an index (it never saw a back, and is sure of codes on some patterned
+ones); a card it calls face down for want of
 white (a gold-foil face, a court whose picture fills the card) is read when the network is sure it is
 a face (`P(back) <= FACE_SURE`) and a code is read. Where the network hesitates the paper test stands,
 and it is not asked of a card less than FACE_NET_MIN_SEEN in view. Trained by `vision.face_net_train` on the faces and backs of

@@ -116,13 +116,26 @@ def test_a_card_mostly_covered_is_left_to_the_paper_test():
     assert network_down(canon, own) is None
 
 
-def test_an_index_read_for_sure_keeps_a_card_face_up(monkeypatch):
+def test_a_back_the_index_network_is_sure_of_is_still_face_down(monkeypatch):
+    # the index network never saw a back; on pale patterned ones (Aisleriot's atlasnye plaid,
+    # lattmann's lattice, simplistic's checker) it was sure of a Kd or a 4c, and that sure read kept
+    # the card face up over the face network: a face-down hole card reported exposed, with a code.
+    # The face network sure of a back now decides; a face it does not take for a back stays up
+    from vision import read
+
+    class SureOfKd:
+        def code(self, canon, visible):
+            return "Kd", 0.99
+
+    monkeypatch.setattr(read, "index_model", lambda: SureOfKd())
     rng = np.random.default_rng(2)
-    canon = deck_card(make_deck()["Kh"], rng)
-    # a network that takes everything for a back: the sure index read still says face
-    monkeypatch.setattr(FaceNet, "back_probability", lambda self, canon, own=None: 1.0)
-    got = BuiltinReader().read(canon, FULL, seen_width=80)
-    assert got.face == "up" and got.code == "Kh"
+    reader = BuiltinReader()
+    backs = [deck_card(pale_checker_back(), rng) for _ in range(10)]
+    assert all(face_up_score(c, FULL) >= 0.5 for c in backs[:3]), "the paper test no longer sees a face here"
+    assert [reader.read(c, FULL, seen_width=80).face for c in backs] == ["down"] * 10
+    face = deck_card(make_deck()["Kd"], rng)
+    got = reader.read(face, FULL, seen_width=80)
+    assert got.face == "up" and got.code == "Kd"
 
 
 def test_pale_backs_on_a_rendered_table_are_face_down(tmp_path):
