@@ -13,8 +13,8 @@ How it is used (`vision.read`): the paper test still decides first. A card it ca
 called face down when this network is sure it is a back (`P(back) >= BACK_SURE`), even where the
 index network was sure of an index (it never saw a back, and is sure of codes on some patterned
 ones); a card it calls face down for want of
-white (a gold-foil face, a court whose picture fills the card) is read when the network is sure it is
-a face (`P(back) <= FACE_SURE`) and a code is read. Where the network hesitates the paper test stands,
+white (a gold-foil face, a court whose picture fills the card) is face up when the network is sure
+it is a face (`P(back) <= FACE_SURE`), and read where it can be. Where the network hesitates the paper test stands,
 and it is not asked of a card less than FACE_NET_MIN_SEEN in view. Trained by `vision.face_net_train` on the faces and backs of
 the Aisleriot training decks and on backs drawn in code (checkers, lattices, stripes, plaids, dots,
 frames, surface photos), each through the simulated camera, partly covered; never on the held-out
@@ -35,7 +35,7 @@ from vision.onnx_model import OnnxModel, blob
 WEIGHTS = Path(__file__).with_name("face_net.onnx")
 SIZE = (50, 70)  # width, height: the canonical 100 x 140 card at half size
 BACK_SURE = 0.9  # P(back) at which a card the paper test calls face up is called face down
-FACE_SURE = 0.05  # P(back) at or under which a card the paper test calls face down is read (if it reads)
+FACE_SURE = 0.05  # P(back) at or under which a card the paper test calls face down is face up
 FACE_NET_MIN_SEEN = 0.35  # share of the card in view below which the network is not asked: it learnt
 # from cards at least 30 % in view (vision.face_net_train.covering_mask), and a sliver of a face can
 # look like anything

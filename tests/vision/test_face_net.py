@@ -94,6 +94,23 @@ def test_a_gold_foil_face_the_paper_test_calls_face_down_is_read():
     assert sum(reader.read(c, FULL, seen_width=80).face == "down" for _, c in views) >= 6
 
 
+def test_a_gold_foil_face_nobody_can_read_is_still_face_up(monkeypatch):
+    # roboflow's gold-foil casino deck: the face network sure of a face (P(back) 0.000), but neither
+    # the index network nor the rules read it, and it was called face down for that: a card flashed
+    # from such a deck was never seen exposed. Now face up, its code unknown; a back stays down
+    rng = np.random.default_rng(4)
+    deck = make_deck()
+    faces = [deck_card(_gold_foil(deck[code]), rng) for code in ("5d", "Qc", "9s")]
+    back = deck_card(deck["back"], rng)
+    assert all(face_up_score(c, FULL) < 0.5 for c in [*faces, back]), "the paper test sees white here"
+    monkeypatch.setattr(BuiltinReader, "_identify_card", lambda self, *args: (None, 0.2, True))
+    reader = BuiltinReader()
+    assert [(g.face, g.code) for g in (reader.read(c, FULL, seen_width=80) for c in faces)] == [
+        ("up", None)
+    ] * 3
+    assert reader.read(back, FULL, seen_width=80).face == "down"
+
+
 def test_the_carried_decks_backs_stay_face_down():
     """Bold backs the paper test already calls face down (tango's red, anglo_poker's blue lattice,
     the drawn deck's green lattice): the network must not turn them face up."""
