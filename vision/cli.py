@@ -74,7 +74,7 @@ def _err(msg: str) -> None:
 
 def cmd_enroll(args) -> int:
     from vision.image_header import ImageHeaderError, ImageTooLargeError, check_image
-    from vision.read import DeckModelError, enroll_deck
+    from vision.read import LOOK_ALIKE_PAIRS, DeckModelError, enroll_deck
 
     folder = Path(args.deck_dir)
     for f in sorted(folder.iterdir()) if folder.is_dir() else []:
@@ -100,6 +100,16 @@ def cmd_enroll(args) -> int:
         return 2
     back = "with back" if model.back is not None else "no back image"
     print(f"enrolled 52 cards ({back}) from {args.deck_dir} -> {args.out}", file=sys.stderr)
+    for pair in LOOK_ALIKE_PAIRS:
+        if pair not in model.trusted_pairs:
+            names = " from ".join(
+                {"c": "clubs", "s": "spades", "h": "hearts", "d": "diamonds"}[s] for s in pair
+            )
+            print(
+                f"note: this deck draws its suits unlike most: the built-in suit classifier does not tell "
+                f"its {names}, so the deck's own pictures alone settle those look-alikes (e.g. 7{pair[0]}/7{pair[1]})",
+                file=sys.stderr,
+            )
     return 0
 
 

@@ -47,3 +47,18 @@ def anglo_model(tmp_path_factory) -> str:
 def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     exe = [str(SMART_TABLE)] if SMART_TABLE.exists() else [sys.executable, "-m", "controller.cli"]
     return subprocess.run([*exe, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)
+
+
+def write_swapped_deck(folder) -> None:
+    """The held-out drawn deck with its club and spade shapes swapped (a club printed where the spade
+    goes): a deck drawing its suits unlike the ones the built-in suit classifier learnt."""
+    import cv2
+
+    from hil.decks.drawn import make_deck
+
+    cards = make_deck()
+    swap = {"c": "s", "s": "c"}
+    folder.mkdir(parents=True, exist_ok=True)
+    for code in cards:
+        shown = code if code == "back" or code[1] not in swap else code[0] + swap[code[1]]
+        cv2.imwrite(str(folder / f"{code}.png"), cards[shown])

@@ -10,7 +10,7 @@ import numpy as np
 
 from hil.scene import deck_dir, random_scene, render
 
-from .conftest import H, W, run_cli
+from .conftest import H, W, run_cli, write_swapped_deck
 
 
 def _frames(tmp_path, n=2):
@@ -30,6 +30,7 @@ def test_enroll_then_detect_json_lines(tmp_path):
     r = run_cli("vision", "enroll", str(deck_dir("tango")), "--out", str(model))
     assert r.returncode == 0, r.stderr
     assert model.exists()
+    assert "note:" not in r.stderr  # the built-in suit classifier knows tango's suits
     paths, truths = _frames(tmp_path)
     bad = tmp_path / "broken.png"
     bad.write_bytes(b"\x89PNG not really")
@@ -50,6 +51,15 @@ def test_enroll_then_detect_json_lines(tmp_path):
         assert len(up_truth & read) >= 0.9 * len(up_truth)
         if truth["button"]:
             assert out["button"] is not None and set(out["button"]) >= {"center", "radius", "confidence"}
+
+
+def test_enroll_says_when_the_deck_draws_its_suits_unlike_most(tmp_path):
+    # the installer learns that this deck's club/spade look-alikes rest on its own pictures alone
+    write_swapped_deck(tmp_path / "deck")
+    r = run_cli("vision", "enroll", str(tmp_path / "deck"), "--out", str(tmp_path / "venue.deck"))
+    assert r.returncode == 0, r.stderr
+    notes = [line for line in r.stderr.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "clubs from spades" in notes[0], r.stderr
 
 
 def test_detect_overlay_is_written(tmp_path):

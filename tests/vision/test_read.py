@@ -13,7 +13,7 @@ from vision.detect import Detector
 from vision.evaluate import Score, score_frame
 from vision.read import ALL_CODES, BuiltinReader, DeckModelError, card_from_image, enroll_deck, load_model
 
-from .conftest import H, W
+from .conftest import H, W, write_swapped_deck
 
 
 def _boards(deck: str, rounds: int = 3):
@@ -655,15 +655,8 @@ def test_a_deck_whose_suit_shapes_the_classifier_does_not_know_is_read_by_its_ow
     # the suit pairs it tells apart there. Here: the held-out drawn deck with its club and spade
     # shapes swapped (a club printed where the spade goes), through the blurred camera of
     # test_enrolled_club_and_spade_look_alikes_on_a_blurred_camera
-    from hil.decks.drawn import make_deck
-
-    cards = make_deck()
-    swap = {"c": "s", "s": "c"}
     folder = tmp_path / "swapped"
-    folder.mkdir()
-    for code in cards:
-        shown = code if code == "back" or code[1] not in swap else code[0] + swap[code[1]]
-        cv2.imwrite(str(folder / f"{code}.png"), cards[shown])
+    write_swapped_deck(folder)
     model, _ = enroll_deck(folder)
     assert model.trusted_pairs == ("hd",)
     codes = [r + s for r in "23456789TA" for s in "cs"]
