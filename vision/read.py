@@ -550,24 +550,23 @@ def suit_pairs_told_apart(canons: dict[str, np.ndarray]) -> tuple[str, ...]:
     a spade on all 26 clubs and spades, sharp or blurred; orell's spades, tango_nuevo's four
     colours), and there it turned every right template match of a club into a spade."""
     seen = np.full((CANON_H, CANON_W), 255, np.uint8)
-    told = []
-    for pair in LOOK_ALIKE_PAIRS:
-        a, b = pair
-        ok = True
-        for code, canon in canons.items():
-            if code == "back" or code[1] not in pair:
-                continue
-            for sigma in LOOK_ALIKE_BLUR:
-                card = canon if sigma == 0 else cv2.GaussianBlur(canon, (0, 0), sigma)
-                vote = suit_vote(card, seen, a, b)
-                if (vote if code[1] == a else -vote) < -LOOK_ALIKE_VOTE:
-                    ok = False  # it would overrule the right code of one of the deck's own cards
-                    break
-            if not ok:
-                break
-        if ok:
-            told.append(pair)
-    return tuple(told)
+
+    def kept(code: str, canon: np.ndarray, sigma: float, pair: str) -> bool:
+        """The classifier would not overrule this card of the deck's own (the override's bar)."""
+        card = canon if sigma == 0 else cv2.GaussianBlur(canon, (0, 0), sigma)
+        vote = suit_vote(card, seen, pair[0], pair[1])
+        return (vote if code[1] == pair[0] else -vote) >= -LOOK_ALIKE_VOTE
+
+    return tuple(
+        pair
+        for pair in LOOK_ALIKE_PAIRS
+        if all(
+            kept(code, canon, sigma, pair)
+            for code, canon in canons.items()
+            if code != "back" and code[1] in pair
+            for sigma in LOOK_ALIKE_BLUR
+        )
+    )
 
 
 # -- built-in reader --------------------------------------------------------------------------
