@@ -230,13 +230,13 @@ class DeckModel:
             vis_small = cv2.resize(visible, (T_W, T_H), interpolation=cv2.INTER_AREA) > 128
             w = np.repeat(vis_small[:, :, None], 3, axis=2)
             back_sim = max(_ncc(full, self.back, w), _ncc(full, self.back[::-1, ::-1], w))
-            if back_sim > 0.6 and face_up_score(canon, visible if own is None else own) < 0.9:
-                return ReadResult("down", None, min(0.99, 0.5 + back_sim / 2))
-            if back_sim > MATCH_FLOOR and back_sim > self._face_similarity(full, w):
-                # more like the deck's back than like any of its faces: a back printed in a pale
-                # pattern on white passes the paper test, and its match with the back (0.4-0.6
-                # where part of it is hidden) stayed under the bar above (docs/vision.md). Both
-                # under MATCH_FLOOR, it is like neither (a face half under a back, warped whole)
+            # like the back and no paper to speak of; or more like the back than like any of the
+            # faces: a back printed in a pale pattern on white passes the paper test, and its match
+            # with the back (0.4-0.6 where part of it is hidden) stays under 0.6 (docs/vision.md).
+            # Both under MATCH_FLOOR, it is like neither (a face half under a back, warped whole)
+            if (back_sim > 0.6 and face_up_score(canon, visible if own is None else own) < 0.9) or (
+                back_sim > MATCH_FLOOR and back_sim > self._face_similarity(full, w)
+            ):
                 return ReadResult("down", None, min(0.99, 0.5 + back_sim / 2))
         face = visible if own is None else own
         down = judge_face(canon, face)
@@ -766,22 +766,9 @@ class BuiltinReader:
             if code is not None and sure >= INDEX_SURE:
                 if not _pips_of_the_other_colour(canon, visible, own, code):
                     return code, round(min(0.99, sure), 3), True
-                # the pips say the network saw the wrong colour: the rules read the card
-                turned, turned_sure = None, 0.0
-            else:
-                side, side_visible = _quarter_turn(canon, visible)
-                turned, turned_sure = net.code(side, side_visible)
-            if turned is not None and turned_sure >= INDEX_SURE:
-                # no doubt about the index a quarter turn round, where the card's own way up left
-                # the network unsure: the picture squeezed one way (a photo stretched to a square,
-                # a steep camera) made the card's long side look the shorter, so it was warped on
-                # its side (see _quarter_turn). The network can be as sure of a court's picture
-                # seen sideways, so the rules, reading the card so turned, must not see the other
-                # colour (where they read nothing -- gold foil, no white paper -- the code stands)
-                side_own = None if own is None else _turn_mask(own)
-                by_rules, _ = self._read_once(side, side_visible, side_own)
-                if by_rules is None or _is_red(by_rules) == _is_red(turned):
-                    return turned, round(min(0.99, turned_sure), 3), True
+                # (the pips say the network saw the wrong colour: the rules below read the card)
+            elif (turned := self._sure_a_quarter_turn_round(net, canon, visible, own)) is not None:
+                return turned
         by_rules, conf = self._read_once(canon, visible, own)
         if code is not None and by_rules == code:
             # two readings that share nothing (the network's look at the corner; the rules' glyphs,
@@ -790,6 +777,24 @@ class BuiltinReader:
             # where the rules' own score (a pip count: 0.6) kept the code from the table
             conf = round(min(0.99, 1 - (1 - conf) * (1 - sure)), 3)
         return by_rules, conf, net is not None
+
+    def _sure_a_quarter_turn_round(self, net, canon, visible, own) -> tuple[str, float, bool] | None:
+        """_identify_card's answer from the index network reading the card a quarter turn round,
+        where it is sure of it that way; else None."""
+        side, side_visible = _quarter_turn(canon, visible)
+        turned, turned_sure = net.code(side, side_visible)
+        if turned is not None and turned_sure >= INDEX_SURE:
+            # no doubt about the index a quarter turn round, where the card's own way up left
+            # the network unsure: the picture squeezed one way (a photo stretched to a square,
+            # a steep camera) made the card's long side look the shorter, so it was warped on
+            # its side (see _quarter_turn). The network can be as sure of a court's picture
+            # seen sideways, so the rules, reading the card so turned, must not see the other
+            # colour (where they read nothing -- gold foil, no white paper -- the code stands)
+            side_own = None if own is None else _turn_mask(own)
+            by_rules, _ = self._read_once(side, side_visible, side_own)
+            if by_rules is None or _is_red(by_rules) == _is_red(turned):
+                return turned, round(min(0.99, turned_sure), 3), True
+        return None
 
     def _read_once(self, canon, visible, own) -> tuple[str | None, float]:
         code, conf = self._identify(canon, visible, own, pale=True)
