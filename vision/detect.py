@@ -91,6 +91,11 @@ DISC_CARD_SIZE = 1.4
 # strips at a wrong card size), not cards of their own, when each lies on it and is smaller than this
 # share of it: two overlapping cards of one deck are each about half their joint outline or more
 PIECE_AREA = 0.4
+# felt-stage cards of a sure verified card's own size (width and length within this share) that lie
+# partly on it are misplaced copies of it (a blob grown by a shadow or the grain round one card,
+# explained by four overlapping cards at the right size, each on a corner of it): one card of one
+# deck cannot cover half of another of the same size without being seen as two by the verifier
+COPY_SIZE = 0.15
 # verified cards this long for their width (88/63 = 1.4, a little perspective either way) are whole
 # ones: in a fan the verifier vouches for the cards under others too, as narrow strips of their full
 # length, whose median width is a strip's
@@ -406,7 +411,8 @@ class Detector:
         card drawn on the felt gets >= 0.79 from it, 121 of 121 on rendered tables), and any that a verified whole
         card overlaps when that one is far more card-like (a card the felt
         stage cut wrong, or two cards taken for one); the verified card then takes their place. So do
-        the felt-stage pieces of a card it is sure of (`_pieces_of`), and a felt-stage card it is sure
+        the felt-stage pieces of a card it is sure of (`_pieces_of`) and its misplaced copies
+        (`_copies_of`), and a felt-stage card it is sure
         is none that lies across cards it is sure of (`_across_cards`)."""
         polys = [r.corners / scale for r in rects]
         p = card_probability(self.verifier, qwork, polys)
@@ -450,6 +456,16 @@ class Detector:
                 and q.score >= REPLACE_SURE
                 and all(p[i] < SIZE_SURE for i in under)
                 and _pieces_of(q.corners, [polys[i] for i in under])
+            ):
+                for i in under:
+                    keep[i] = False
+                continue
+            # misplaced copies of this card at its own size, none the verifier takes for a card
+            if (
+                under
+                and q.score >= REPLACE_SURE
+                and all(p[i] < SIZE_SURE for i in under)
+                and _copies_of(q.corners, [polys[i] for i in under])
             ):
                 for i in under:
                     keep[i] = False
@@ -1867,6 +1883,20 @@ def _pieces_of(card: np.ndarray, found: list[np.ndarray]) -> bool:
     cards, which the verifier sometimes takes for one square card, are each about half of it."""
     whole = polygon_area(card)
     return all(polygon_area(f) < PIECE_AREA * whole and share_of_smaller(f, card) > 0.85 for f in found)
+
+
+def _copies_of(card: np.ndarray, found: list[np.ndarray]) -> bool:
+    """Whether the felt-stage cards `found`, which lie partly on a card the verifier is sure of and
+    are not that card (see `_verified`), are misplaced copies of it: each of its size (COPY_SIZE).
+    One clean card on wood whose blob the grain and its shadow made bigger was explained by four such
+    cards, each on one corner of it (roboflow IMG_5961, IMG_5976). The joint outline of a hole-card
+    pair, which the verifier sometimes takes for one card, is wider than either card, so its two
+    cards are no copies of it."""
+    w, ln = _card_dims(card)
+    return all(
+        abs(fw / w - 1) <= COPY_SIZE and abs(fl / ln - 1) <= COPY_SIZE
+        for fw, fl in (_card_dims(f) for f in found)
+    )
 
 
 def _across_cards(found: np.ndarray, sure: list[np.ndarray]) -> bool:
