@@ -2,6 +2,9 @@
 
     .venv/bin/python bench/bench_track.py [--deals 2] [--decks drawn tango] [--seats 6]
 
+`--decks` takes what bench_vision.py's does: data/decks names, `drawn`, a folder, or a held-out
+Aisleriot theme (bellot, neoclassical), rendered into build/decks.
+
 Each deal is a self-dealt hand rendered at 1920x1080 by the simulator (hil.camera.self_dealt_hand_script:
 button, two rounds face down, one card flashed, bets pushed into betting areas, folds onto the muck,
 burns, flop, turn, river, showdown), sensor noise on every frame, a random felt and camera (light
@@ -37,6 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from hil.camera import SimulatedCamera, run_script, self_dealt_hand_script  # noqa: E402
+from bench.bench_vision import deck_to_render  # noqa: E402
 from hil.scene import FELTS, deck_dir, random_camera  # noqa: E402
 from vision.layout import default_layout, save_layout  # noqa: E402
 from vision.read import enroll_deck  # noqa: E402
@@ -129,7 +133,7 @@ def main() -> int:
         root = Path(tmp)
         layout = root / "layout.json"
         save_layout(default_layout(args.seats, W, H), layout)
-        for deck in args.decks:
+        for deck in map(deck_to_render, args.decks):
             model = None
             if deck == "drawn":
                 from hil.decks.drawn import write_deck
@@ -139,11 +143,11 @@ def main() -> int:
             else:
                 enroll_from = deck_dir(deck)
             m, _ = enroll_deck(enroll_from)
-            model = str(root / f"{deck}.deck")
+            model = str(root / f"{Path(deck).name}.deck")
             m.save(model)
             deals = []
             for d in range(args.deals):
-                folder = root / f"{deck}_{d}"
+                folder = root / f"{Path(deck).name}_{d}"
                 folder.mkdir()
                 expected = render_deal(folder, deck, args.seats, args.seed + d)
                 deals.append((sorted(str(p) for p in folder.iterdir()), expected))
@@ -167,7 +171,7 @@ def main() -> int:
                     frames += len(paths) - 1
                     seconds += max(secs - startup, 1e-6)
                 print(
-                    f"  {deck:12s} {reader:9s} {frames / seconds:5.1f} frames/s  "
+                    f"  {Path(deck).name:12s} {reader:9s} {frames / seconds:5.1f} frames/s  "
                     f"lines right: {right}/{truth} of the truth ({right / truth:.3f}), "
                     f"{right}/{printed} of those printed ({right / max(printed, 1):.3f}), "
                     f"worst deal {worst:.3f}  (load {os.getloadavg()[0]:.1f})"

@@ -59,7 +59,7 @@ def _ok(value: float, goal: float, lower_is_better: bool = False) -> str:
     return "ok" if good else "BELOW GOAL" if not lower_is_better else "OVER GOAL"
 
 
-def _deck(name: str) -> str:
+def deck_to_render(name: str) -> str:
     """A deck to render: one of data/decks, 'drawn', a folder, or an Aisleriot theme that no model
     trained on (vision.aisleriot_decks, role held_out: bellot, neoclassical), rendered into build/decks."""
     from vision.aisleriot_decks import DECKS, render_decks
@@ -297,7 +297,7 @@ def main() -> int:
         "Aisleriot's held-out themes (bellot, neoclassical; vision.aisleriot_decks) were never trained on by"
     )
     print("the index network or the card network, which learnt from 13-18 other Aisleriot themes.")
-    args.decks = [_deck(d) for d in args.decks]
+    args.decks = [deck_to_render(d) for d in args.decks]
     for deck in args.decks:
         res = accuracy(deck, args.frames, args.seed)
         en, bi = res["enrolled"], res["builtin"]

@@ -441,6 +441,29 @@ def test_strips_of_one_card_are_its_pieces_but_two_crossed_cards_are_not():
     assert not _pieces_of(square, [upright, across])
 
 
+def test_cards_of_a_sure_cards_own_size_lying_partly_on_it_are_its_misplaced_copies():
+    # one clean card on wood whose blob grain and shadow made bigger was explained by four cards of
+    # the right size, one on each corner of it (roboflow IMG_5961); the joint outline of a hole-card
+    # pair, which the verifier sometimes vouches for, is wider than either of its cards
+    from vision.detect import _copies_of
+
+    w, ln = 100.0, 140.0
+    card = np.array([[0, 0], [w, 0], [w, ln], [0, ln]], float)
+    corners = [card + [dx, dy] for dx in (-40, 40) for dy in (-50, 50)]
+    assert _copies_of(card, corners)
+    pair = np.array([[0, 0], [1.5 * w, 0], [1.5 * w, ln], [0, ln]], float)
+    assert not _copies_of(pair, [card, card + [0.5 * w, 0]])
+
+
+def test_four_cards_on_wood_are_not_taken_for_four_copies_at_the_wrong_places():
+    # edje cam_image37: Ac, Kh, Ks and Ad apart on dark wood grain. The felt stage explained the
+    # grain round them by four card-sized outlines astride the cards (two of the four found); the
+    # verifier was sure of each card's own outline
+    source, name = "edje_pinochle_train", "cam_image37.jpg"
+    res, labels = _detect_real_photo(source, name)
+    assert len(match(res.cards, labels)) == 4, [(c.code, c.corners) for c in res.cards]
+
+
 def test_a_false_card_across_cards_laid_edge_to_edge_gives_way_to_them():
     from vision.detect import _across_cards
 
