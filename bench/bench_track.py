@@ -39,8 +39,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from hil.camera import SimulatedCamera, run_script, self_dealt_hand_script  # noqa: E402
 from bench.bench_vision import deck_to_render  # noqa: E402
+from hil.camera import SimulatedCamera, run_script, self_dealt_hand_script  # noqa: E402
 from hil.scene import FELTS, deck_dir, random_camera  # noqa: E402
 from vision.layout import default_layout, save_layout  # noqa: E402
 from vision.read import enroll_deck  # noqa: E402

@@ -449,10 +449,10 @@ def test_cards_of_a_sure_cards_own_size_lying_partly_on_it_are_its_misplaced_cop
 
     w, ln = 100.0, 140.0
     card = np.array([[0, 0], [w, 0], [w, ln], [0, ln]], float)
-    corners = [card + [dx, dy] for dx in (-40, 40) for dy in (-50, 50)]
+    corners = [card + np.array([dx, dy]) for dx in (-40, 40) for dy in (-50, 50)]
     assert _copies_of(card, corners)
     pair = np.array([[0, 0], [1.5 * w, 0], [1.5 * w, ln], [0, ln]], float)
-    assert not _copies_of(pair, [card, card + [0.5 * w, 0]])
+    assert not _copies_of(pair, [card, card + np.array([0.5 * w, 0])])
 
 
 def test_four_cards_on_wood_are_not_taken_for_four_copies_at_the_wrong_places():
