@@ -120,18 +120,27 @@ def paper_down(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
     return ReadResult("down", None, 1.0 - up / 2) if up < 0.5 else None
 
 
-def _back_probability(canon: np.ndarray, own: np.ndarray) -> float | None:
-    """The face network's P(back), or None where there is no network or the card is mostly hidden."""
+def _back_probability(canon: np.ndarray, own: np.ndarray, visible: np.ndarray | None = None) -> float | None:
+    """The face network's P(back), or None where there is no network or the card is mostly hidden.
+    It looks at the card where no other card lies (`own`); where that is too little of it, at the
+    part no card lies on (`visible`, by the stacking order): the top card of a hole-card pair laid
+    almost square on the other has only a third of itself clear of it, and a pale back on top was
+    called face up on some frames and face down on others, which the tracker took for a card dealt
+    face up (`neoclassical` through vision track)."""
     net = face_model()
-    if net is None or own.mean() < FACE_NET_MIN_SEEN * 255:
+    if net is None:
         return None
+    if own.mean() < FACE_NET_MIN_SEEN * 255:
+        if visible is None or visible.mean() < FACE_NET_MIN_SEEN * 255:
+            return None
+        own = visible
     return net.back_probability(canon, own)
 
 
-def network_down(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
+def network_down(canon: np.ndarray, own: np.ndarray, visible: np.ndarray | None = None) -> ReadResult | None:
     """A face-down ReadResult when the face network is sure the card is a back (a pale pattern on
     white passes the paper test: `vision.face_net`), else None."""
-    back = _back_probability(canon, own)
+    back = _back_probability(canon, own, visible)
     return (
         ReadResult("down", None, round(min(0.99, back), 3))
         if back is not None and back >= BACK_SURE
@@ -139,18 +148,18 @@ def network_down(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
     )
 
 
-def network_face(canon: np.ndarray, own: np.ndarray) -> bool:
+def network_face(canon: np.ndarray, own: np.ndarray, visible: np.ndarray | None = None) -> bool:
     """Whether the face network is sure the card is a face (P(back) <= FACE_SURE): a face the paper
     test calls face down for want of white -- a gold-foil card, a court whose picture fills it -- is
     face up when this holds, read where it can be (an enrolled deck: when it matches one of its cards)."""
-    back = _back_probability(canon, own)
+    back = _back_probability(canon, own, visible)
     return back is not None and back <= FACE_SURE
 
 
-def judge_face(canon: np.ndarray, own: np.ndarray) -> ReadResult | None:
+def judge_face(canon: np.ndarray, own: np.ndarray, visible: np.ndarray | None = None) -> ReadResult | None:
     """A face-down ReadResult when the card is a back, else None (face up): the paper test, then
     the face network."""
-    return paper_down(canon, own) or network_down(canon, own)
+    return paper_down(canon, own) or network_down(canon, own, visible)
 
 
 def _ncc(a: np.ndarray, b: np.ndarray, w: np.ndarray | None = None) -> float:
@@ -239,8 +248,8 @@ class DeckModel:
             ):
                 return ReadResult("down", None, min(0.99, 0.5 + back_sim / 2))
         face = visible if own is None else own
-        down = judge_face(canon, face)
-        if down is not None and not network_face(canon, face):
+        down = judge_face(canon, face, visible)
+        if down is not None and not network_face(canon, face, visible):
             return down
         best, second, code = self._match(canon, face, norm)
         if best < TURN_MATCH:
@@ -717,7 +726,7 @@ class BuiltinReader:
         face = visible if own is None else own
         down = paper_down(canon, face)
         if down is not None:
-            if not network_face(canon, face):
+            if not network_face(canon, face, visible):
                 return down
             code, conf, asked = self._identify_card(canon, visible, own, seen_width)
             # too little white for the paper test, a face for the network: face up, read or not. A
@@ -730,7 +739,7 @@ class BuiltinReader:
         # a back, and on pale patterned ones (plaids, checkers, lattices) it was sure of a Kd or a
         # 4c where there is none -- a hole card reported face up, with a code (Aisleriot's atlasnye:
         # 38 of 86 backs on 12 rendered tables). No face, real or rendered, was lost by it
-        down = network_down(canon, face)
+        down = network_down(canon, face, visible)
         if down is not None:
             return down
         return ReadResult("up", code, conf, rules_alone=not asked)

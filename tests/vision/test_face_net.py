@@ -160,6 +160,22 @@ def test_a_card_mostly_covered_is_left_to_the_paper_test():
     assert network_down(canon, own) is None
 
 
+def test_the_top_card_of_a_pair_laid_almost_square_is_judged_where_nothing_lies_on_it():
+    # a pale back dealt almost square onto a face-up card: only a third of it lies clear of the card
+    # under it (`own`), under the network's floor, while nothing lies on it (`visible`, all of it).
+    # Judged on `own` alone it was called face up on some frames and down on others, and the
+    # tracker reported a card dealt face up that never was (neoclassical through vision track)
+    canon = deck_card(pale_checker_back(), np.random.default_rng(5))
+    own = FULL.copy()
+    own[:, : int(CANON_W * 0.7)] = 0  # the card under it lies under 70 % of it
+    assert network_down(canon, own) is None  # (own alone is too little to ask the network)
+    assert network_down(canon, own, FULL) is not None
+    reader = BuiltinReader()
+    assert reader.read(canon, FULL, own, seen_width=80).face == "down"
+    # the card under it, with as little in view, is still left to the paper test
+    assert network_down(canon, own, own) is None
+
+
 def test_a_back_the_index_network_is_sure_of_is_still_face_down(monkeypatch):
     # the index network never saw a back; on pale patterned ones (Aisleriot's atlasnye plaid,
     # lattmann's lattice, simplistic's checker) it was sure of a Kd or a 4c, and that sure read kept
