@@ -96,6 +96,13 @@ PIECE_AREA = 0.4
 # explained by four overlapping cards at the right size, each on a corner of it): one card of one
 # deck cannot cover half of another of the same size without being seen as two by the verifier
 COPY_SIZE = 0.15
+# a card under found cards that no stage found is looked for in the foreground left once they are
+# taken out, opened by this share of a card's width (grain and a shadow's rim go, a card's strip in
+# view stays); the strip must lie in a card of the found cards' size, its hidden part under them and
+# its part in view the strip, each by UNDER_FIT at least; the strip may be this much over a card
+UNDER_TRIM = 0.08
+UNDER_FIT = 0.75
+UNDER_SLACK = 0.1
 # verified cards this long for their width (88/63 = 1.4, a little perspective either way) are whole
 # ones: in a fan the verifier vouches for the cards under others too, as narrow strips of their full
 # length, whose median width is a strip's
@@ -377,6 +384,8 @@ class Detector:
         cards += first
         cards += self._quad_cards(frame, [q for q in quads if not any(q is c for c in clear)], cards)
         cards += self._net_only_cards(frame, net, cards, discs)
+        if not self._out_of_time():
+            cards += self._cards_under(frame, cards, mask, scale, discs)
         if stride > 1:
             _scale_result(cards, button, discs, stride)
         res = DetectionResult(w, h, cards, button, discs, truncated=self._truncated)
@@ -494,6 +503,53 @@ class Detector:
         rects = [r for r, k in zip(rects, keep, strict=True) if k]
         leftovers = [(c, [r for r in found if id(r) not in dropped]) for c, found in leftovers]
         return rects, leftovers
+
+    def _cards_under(
+        self, frame, cards: list[CardObs], mask: np.ndarray, scale: float, discs
+    ) -> list[CardObs]:
+        """Cards lying under found cards that no stage found: what is left of the foreground next to
+        a found card, once every found card is taken out, as the strip in view of a card of the
+        found cards' size whose hidden part lies under them (`_card_under`). On wood or a patterned
+        cloth the foreground of a hole-card pair is ragged with grain and shadow, and its lower card
+        was lost where the top one was verified alone (edje: a nine under an ace on wood)."""
+        whole = [np.asarray(c.corners, np.float64) * scale for c in cards if not c.occluded]
+        if not whole:
+            return []
+        dims = np.median([_card_dims(q) for q in whole], axis=0)
+        found = [np.asarray(c.corners, np.float64) * scale for c in cards]
+        taken = np.zeros_like(mask)
+        for q in found:
+            cv2.fillConvexPoly(taken, np.round(q).astype(np.int32), 255)
+        grow = max(3, int(UNDER_TRIM * float(dims[0]) + 0.5) | 1)
+        left = cv2.bitwise_and(mask, cv2.bitwise_not(cv2.dilate(taken, np.ones((3, 3), np.uint8))))
+        left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((grow, grow), np.uint8))
+        n, labels, stats, centres = cv2.connectedComponentsWithStats(left)
+        card_area = float(dims[0] * dims[1])
+        out: list[CardObs] = []
+        for k in range(1, n):
+            if not MIN_OWN * card_area <= stats[k, cv2.CC_STAT_AREA] <= 0.9 * card_area:
+                continue
+            if any(
+                d.get("kind") != "card"
+                and np.hypot(*(np.asarray(d["center"]) * scale - centres[k])) < float(d["radius"]) * scale
+                for d in discs
+            ):
+                continue  # a chip or the button (not a card the disc search took for a round blob)
+            strip = labels == k
+            under = _card_under(strip, found, cv2.dilate(taken, np.ones((grow, grow), np.uint8)), dims)
+            if under is None:
+                continue
+            corners = _canonical_order(under / scale)
+            covering = [q / scale for q in found if _overlap(q / scale, corners)]
+            face, code, conf = self._read(frame, corners, covering, [])
+            if face == "down" or code is None or conf < DOUBTFUL_CONF:
+                continue  # a shadow's or the grain's strip shows no index (nor does a back's: not told apart)
+            out.append(
+                CardObs(face, code, conf, tuple(corners.mean(axis=0)), [tuple(p) for p in corners], True)
+            )
+            found.append(under)
+            cv2.fillConvexPoly(taken, np.round(under).astype(np.int32), 255)
+        return out
 
     def _quad_cards(self, frame: np.ndarray, quads, cards: list[CardObs]) -> list[CardObs]:
         """Verified whole cards the felt stage did not find, read like the others."""
@@ -1883,6 +1939,67 @@ def _pieces_of(card: np.ndarray, found: list[np.ndarray]) -> bool:
     cards, which the verifier sometimes takes for one square card, are each about half of it."""
     whole = polygon_area(card)
     return all(polygon_area(f) < PIECE_AREA * whole and share_of_smaller(f, card) > 0.85 for f in found)
+
+
+def _card_under(strip: np.ndarray, found: list[np.ndarray], taken: np.ndarray, dims) -> np.ndarray | None:
+    """The outline (work px) of a card of size `dims` (width, length) whose part in view is `strip`
+    (a boolean mask) and whose other part lies under the found cards (`taken`, their mask), or None
+    where no such card explains it. Tried along the axes of the found card the strip borders most
+    and of the strip's own rectangle: the card's sides away from that card lie on the strip's far
+    edges."""
+    ys, xs = np.nonzero(strip)
+    pts = np.stack([xs, ys], axis=1).astype(np.float64)
+    near = cv2.dilate(strip.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+    touch = [int(near[_outline_mask(q, taken.shape)].sum()) for q in found]
+    if not touch or max(touch) == 0:
+        return None
+    top = found[int(np.argmax(touch))]
+    angles = [_long_axis_angle(top)]
+    (_, _), (rw, rh), ra = cv2.minAreaRect(pts.astype(np.float32))
+    angles.append(math.radians(ra + (90.0 if rw < rh else 0.0)))
+    w, ln = float(dims[0]), float(dims[1])
+    centre = top.mean(axis=0)
+    strip_area = float(len(pts))
+    best, best_score = None, UNDER_FIT
+    for a in angles:
+        v = np.array([math.cos(a), math.sin(a)])  # along the card's length
+        u = np.array([-v[1], v[0]])
+        pu, pv = pts @ u, pts @ v
+        if np.ptp(pu) > (1 + UNDER_SLACK) * w or np.ptp(pv) > (1 + UNDER_SLACK) * ln:
+            continue
+        cu, cv_ = float(centre @ u), float(centre @ v)
+        # the sides away from the card on top lie on the strip's far edges
+        u0 = float(pu.max()) - w if cu < float(pu.mean()) else float(pu.min())
+        v0 = float(pv.max()) - ln if cv_ < float(pv.mean()) else float(pv.min())
+        quad = np.array(
+            [u0 * u + v0 * v, (u0 + w) * u + v0 * v, (u0 + w) * u + (v0 + ln) * v, u0 * u + (v0 + ln) * v]
+        )
+        card = np.zeros(strip.shape, np.uint8)
+        cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 1)
+        card = card > 0
+        inside = float((strip & card).sum()) / strip_area
+        hidden = card & ~strip
+        under = float((hidden & (taken > 0)).sum()) / max(1.0, float(hidden.sum()))
+        in_view = float((card & ~(taken > 0)).sum())
+        fit = float((strip & card).sum()) / max(1.0, in_view + strip_area - float((strip & card).sum()))
+        score = min(inside, under, fit)
+        if score > best_score:
+            best, best_score = quad, score
+    return best
+
+
+def _outline_mask(q: np.ndarray, shape) -> np.ndarray:
+    """The mask (boolean) of one outline on a picture of `shape`."""
+    m = np.zeros(shape[:2], np.uint8)
+    cv2.fillConvexPoly(m, np.round(q).astype(np.int32), 1)
+    return m > 0
+
+
+def _long_axis_angle(q: np.ndarray) -> float:
+    """The direction (radians) of an outline's long sides."""
+    a, b = q[1] - q[0], q[2] - q[1]
+    side = a if np.linalg.norm(a) >= np.linalg.norm(b) else b
+    return math.atan2(float(side[1]), float(side[0]))
 
 
 def _copies_of(card: np.ndarray, found: list[np.ndarray]) -> bool:

@@ -464,6 +464,35 @@ def test_four_cards_on_wood_are_not_taken_for_four_copies_at_the_wrong_places():
     assert len(match(res.cards, labels)) == 4, [(c.code, c.corners) for c in res.cards]
 
 
+def test_a_card_under_a_found_card_on_wood_is_found_by_its_strip_in_view():
+    # edje IMG_2681: a nine of spades half under a ten of diamonds on wood grain. The grain made
+    # the pair's foreground ragged and only the ten was found; what is left of the foreground once
+    # the ten is taken out is the nine's strip in view, and a card of the ten's size lying under
+    # the ten explains it (`_card_under`)
+    source, name = "edje_pinochle_train", "IMG_2681.jpg"
+    res, labels = _detect_real_photo(source, name)
+    found = {labels[j]["code"]: res.cards[i] for i, j in match(res.cards, labels)}
+    assert set(found) == {"9s", "Td"}, [(c.code, c.corners) for c in res.cards]
+    assert found["9s"].occluded and found["9s"].code == "9s"
+
+
+def test_a_strip_left_beside_a_card_is_a_card_under_it_only_where_one_of_its_size_fits():
+    from vision.detect import _card_under
+
+    h, w, ln = 300, 100, 140
+    top = np.array([[100, 80], [200, 80], [200, 220], [100, 220]], float)
+    taken = np.zeros((h, h), np.uint8)
+    cv2.fillConvexPoly(taken, top.astype(np.int32), 255)
+    strip = np.zeros((h, h), bool)
+    strip[80:220, 200:240] = True  # the 40 px of a card in view to the right of the one on top
+    under = _card_under(strip, [top], taken, (w, ln))
+    assert under is not None
+    assert np.allclose(sorted(under[:, 0]), [140, 140, 240, 240], atol=1)
+    blob = np.zeros((h, h), bool)
+    cv2.circle(blob.view(np.uint8), (225, 150), 22, 1, -1)  # a chip beside the card
+    assert _card_under(blob, [top], taken, (w, ln)) is None
+
+
 def test_a_false_card_across_cards_laid_edge_to_edge_gives_way_to_them():
     from vision.detect import _across_cards
 
