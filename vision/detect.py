@@ -117,6 +117,7 @@ ACROSS_SHARE = 0.75
 # a lone felt-stage card the verifier doubts is dropped when its read is this unsure (chosen on
 # roboflow: precision 0.632 -> 0.643 with no recall lost)
 DOUBTFUL_CONF = 0.2
+BLOB_FILL = 0.9  # ... unless it is its whole blob, this much by IoU (a clean card outline, not grain)
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 NET_ACCEPT = (
     0.3  # the card network's centre heat: at least this and its card is looked at (vision/cardnet.py)
@@ -438,7 +439,7 @@ class Detector:
             lonely = alone[i] or all(
                 p[j] < DROP_BELOW for j in range(len(polys)) if j != i and _overlap(polys[i], polys[j])
             )
-            if lonely and not near_quad and p[i] < DROP_BELOW:
+            if lonely and not near_quad and p[i] < DROP_BELOW and not _fills_its_blob(r, leftovers):
                 self._doubtful.add(id(r))  # dropped if it also shows no face or an unreadable one
         for q in quads:
             under = [i for i in range(len(rects)) if share_of_smaller(polys[i], q.corners) > 0.3]
@@ -2000,6 +2001,24 @@ def _long_axis_angle(q: np.ndarray) -> float:
     a, b = q[1] - q[0], q[2] - q[1]
     side = a if np.linalg.norm(a) >= np.linalg.norm(b) else b
     return math.atan2(float(side[1]), float(side[0]))
+
+
+def _fills_its_blob(rect: _Rect, leftovers) -> bool:
+    """Whether a felt-stage card alone in its blob is that whole blob (IoU >= BLOB_FILL): a card on
+    felt the verifier doubts (anglo's dark blue lattice on dark purple felt, 0.014: the first hole card
+    dealt to a seat went unseen) is still a card where its blob is a clean card outline; the grain of
+    wood or a cloth's folds, which the doubt is for, make ragged blobs."""
+    for contour, found in leftovers:
+        if len(found) == 1 and found[0] is rect:
+            x, y, w, h = cv2.boundingRect(contour)
+            blob = np.zeros((h + 2, w + 2), np.uint8)
+            cv2.drawContours(blob, [contour - [x - 1, y - 1]], -1, 1, -1)
+            card = np.zeros_like(blob)
+            cv2.fillConvexPoly(card, np.round(rect.corners - [x - 1, y - 1]).astype(np.int32), 1)
+            inter = int((blob & card).sum())
+            union = int((blob | card).sum())
+            return union > 0 and inter / union >= BLOB_FILL
+    return False
 
 
 def _copies_of(card: np.ndarray, found: list[np.ndarray]) -> bool:

@@ -493,6 +493,28 @@ def test_a_strip_left_beside_a_card_is_a_card_under_it_only_where_one_of_its_siz
     assert _card_under(blob, [top], taken, (w, ln)) is None
 
 
+def test_a_card_alone_in_a_clean_blob_is_not_doubted_but_one_in_ragged_grain_is():
+    # a lone felt-stage card the verifier doubts is dropped when it shows no face (wood grain, a
+    # phone's screen); a dark back on dark felt is doubted too (anglo's navy lattice on purple felt,
+    # 0.014: the first hole card dealt to a seat went unseen), but its blob is the card itself
+    from vision.detect import _fills_its_blob, _Rect
+
+    card = np.array([[100, 100], [163, 100], [163, 188], [100, 188]], float)
+    rect = _Rect(card, votes=4, coverage=1.0)
+    clean = card.reshape(-1, 1, 2).astype(np.int32)
+    assert _fills_its_blob(rect, [(clean, [rect])])
+    rng = np.random.default_rng(1)
+    ragged = np.zeros((300, 300), np.uint8)
+    cv2.fillConvexPoly(ragged, card.astype(np.int32), 255)
+    for _ in range(12):  # grain streaks joined to it
+        y = int(rng.integers(90, 200))
+        cv2.line(ragged, (40, y), (260, y + int(rng.integers(-10, 10))), 255, 3)
+    contours, _ = cv2.findContours(ragged, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    blob = max(contours, key=cv2.contourArea)
+    assert not _fills_its_blob(rect, [(blob, [rect])])
+    assert not _fills_its_blob(rect, [(clean, [rect, _Rect(card + 40, 4, 1.0)])])  # not alone in it
+
+
 def test_a_false_card_across_cards_laid_edge_to_edge_gives_way_to_them():
     from vision.detect import _across_cards
 
