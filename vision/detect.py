@@ -460,22 +460,14 @@ class Detector:
                 for i in under:
                     keep[i] = False
                 continue
-            # pieces of this card: none the verifier takes for a card itself (SIZE_SURE)
+            # pieces of this card, or misplaced copies of it at its own size: none the verifier
+            # takes for a card itself (SIZE_SURE)
+            found = [polys[i] for i in under]
             if (
                 under
                 and q.score >= REPLACE_SURE
                 and all(p[i] < SIZE_SURE for i in under)
-                and _pieces_of(q.corners, [polys[i] for i in under])
-            ):
-                for i in under:
-                    keep[i] = False
-                continue
-            # misplaced copies of this card at its own size, none the verifier takes for a card
-            if (
-                under
-                and q.score >= REPLACE_SURE
-                and all(p[i] < SIZE_SURE for i in under)
-                and _copies_of(q.corners, [polys[i] for i in under])
+                and (_pieces_of(q.corners, found) or _copies_of(q.corners, found))
             ):
                 for i in under:
                     keep[i] = False
@@ -536,10 +528,18 @@ class Detector:
                 for d in discs
             ):
                 continue  # a chip or the button (not a card the disc search took for a round blob)
-            strip = labels == k
-            under = _card_under(strip, found, cv2.dilate(taken, np.ones((grow, grow), np.uint8)), dims)
+            # looked at in a window round the strip a card's length wide each way: the picture is big
+            x, y, bw, bh = stats[k, :4]
+            reach = int(dims[1]) + grow
+            x0, y0 = max(0, x - reach), max(0, y - reach)
+            x1, y1 = min(mask.shape[1], x + bw + reach), min(mask.shape[0], y + bh + reach)
+            strip = labels[y0:y1, x0:x1] == k
+            near = cv2.dilate(taken[y0:y1, x0:x1], np.ones((grow, grow), np.uint8))
+            offset = np.array([x0, y0], np.float64)
+            under = _card_under(strip, [q - offset for q in found], near, dims)
             if under is None:
                 continue
+            under = under + offset
             corners = _canonical_order(under / scale)
             covering = [q / scale for q in found if _overlap(q / scale, corners)]
             face, code, conf = self._read(frame, corners, covering, [])
