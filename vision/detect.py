@@ -42,6 +42,8 @@ from vision.detect_quads import (
     load_verifier,
     work_picture,
 )
+from vision.face_net import BACK_SURE
+from vision.face_net import model as face_model
 from vision.polygons import area as polygon_area
 from vision.polygons import intersection_area, share_of_smaller
 from vision.polygons import iou as polygon_iou
@@ -118,6 +120,7 @@ ACROSS_SHARE = 0.75
 # roboflow: precision 0.632 -> 0.643 with no recall lost)
 DOUBTFUL_CONF = 0.2
 BLOB_FILL = 0.9  # ... unless it is its whole blob, this much by IoU (a clean card outline, not grain)
+PRINTED_STD = 12.0  # grey levels: a printed back spreads this much or more, a flat black thing 3-4 (noise)
 QUAD_ADD = 0.5  # a verified card the felt stage did not find is added when the verifier is this sure
 NET_ACCEPT = (
     0.3  # the card network's centre heat: at least this and its card is looked at (vision/cardnet.py)
@@ -291,7 +294,7 @@ class Detector:
         self._search_deadline = c0 + SEARCH_SHARE * budget if budget else None
         self._size_deadline = c0 + SIZE_SHARE * budget if budget else None
         self._truncated = False
-        self._doubtful = set()
+        self._doubtful, self._clean_blob = set(), set()
         frame = _as_bgr(frame_bgr)
         h, w = frame.shape[:2]
         stride = 1
@@ -380,6 +383,7 @@ class Detector:
                 if not (
                     id(r) in self._doubtful
                     and (c.face == "down" or c.code is None or c.confidence < DOUBTFUL_CONF)
+                    and not (c.face == "down" and id(r) in self._clean_blob and self._surely_a_back(frame, c))
                 )
             ]
         cards += first
@@ -427,7 +431,7 @@ class Detector:
         polys = [r.corners / scale for r in rects]
         p = card_probability(self.verifier, qwork, polys)
         keep = [True] * len(rects)
-        self._doubtful = set()
+        self._doubtful, self._clean_blob = set(), set()
         alone = [
             not any(j != i and _overlap(polys[i], polys[j]) for j in range(len(polys)))
             for i in range(len(polys))
@@ -439,8 +443,10 @@ class Detector:
             lonely = alone[i] or all(
                 p[j] < DROP_BELOW for j in range(len(polys)) if j != i and _overlap(polys[i], polys[j])
             )
-            if lonely and not near_quad and p[i] < DROP_BELOW and not _fills_its_blob(r, leftovers):
+            if lonely and not near_quad and p[i] < DROP_BELOW:
                 self._doubtful.add(id(r))  # dropped if it also shows no face or an unreadable one
+                if _fills_its_blob(r, leftovers):
+                    self._clean_blob.add(id(r))
         for q in quads:
             under = [i for i in range(len(rects)) if share_of_smaller(polys[i], q.corners) > 0.3]
             same = [i for i in under if polygon_iou(polys[i], q.corners) > 0.6]
@@ -496,6 +502,18 @@ class Detector:
         rects = [r for r, k in zip(rects, keep, strict=True) if k]
         leftovers = [(c, [r for r in found if id(r) not in dropped]) for c, found in leftovers]
         return rects, leftovers
+
+    def _surely_a_back(self, frame: np.ndarray, card: CardObs) -> bool:
+        """Whether a face-down card shows a card's back: printed (its grey levels spread PRINTED_STD
+        or more, where a phone's black screen or a coaster is one flat colour under the sensor's
+        noise) and one the face network is sure of (BACK_SURE)."""
+        net = face_model()
+        if net is None:
+            return False
+        canon, _visible, _own = warp_card(frame, np.asarray(card.corners, np.float64), [], [])
+        if float(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY).std()) < PRINTED_STD:
+            return False
+        return net.back_probability(canon) >= BACK_SURE
 
     def _cards_under(
         self, frame, cards: list[CardObs], mask: np.ndarray, scale: float, discs

@@ -496,7 +496,9 @@ def test_a_strip_left_beside_a_card_is_a_card_under_it_only_where_one_of_its_siz
 def test_a_card_alone_in_a_clean_blob_is_not_doubted_but_one_in_ragged_grain_is():
     # a lone felt-stage card the verifier doubts is dropped when it shows no face (wood grain, a
     # phone's screen); a dark back on dark felt is doubted too (anglo's navy lattice on purple felt,
-    # 0.014: the first hole card dealt to a seat went unseen), but its blob is the card itself
+    # 0.014: the first hole card dealt to a seat went unseen), but its blob is the card itself (and
+    # it is printed and a back to the face network: the black card-shaped thing of the test above
+    # has a clean blob too)
     from vision.detect import _fills_its_blob, _Rect
 
     card = np.array([[100, 100], [163, 100], [163, 188], [100, 188]], float)
