@@ -535,6 +535,10 @@ class Tracker:
         owner = self._given.get(code)
         if owner is not None and owner is not tr:
             return None  # the code went out for another card of this hand: one of them is misread
+        if any(owner is tr and given != code for given, owner in self._given.items()):
+            # this card went out under another code (flashed in full view, read otherwise once the
+            # next card half covered it: atlasnye's 4s a 4c at showdown): one reading is wrong
+            return None
         for other in self._tracks:
             if other is not tr and not other.silent and other.sure == code and other.missing == 0:
                 return None  # another card on the table reads the same now
