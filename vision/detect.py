@@ -42,12 +42,10 @@ from vision.detect_quads import (
     load_verifier,
     work_picture,
 )
-from vision.face_net import BACK_SURE
-from vision.face_net import model as face_model
 from vision.polygons import area as polygon_area
 from vision.polygons import intersection_area, share_of_smaller
 from vision.polygons import iou as polygon_iou
-from vision.read import BuiltinReader, DeckModel, ReadResult, judge_face, load_model
+from vision.read import BuiltinReader, DeckModel, ReadResult, judge_face, load_model, network_down
 
 DEBUG = False
 SUPPORT_WEIGHT = 0.3
@@ -506,14 +504,11 @@ class Detector:
     def _surely_a_back(self, frame: np.ndarray, card: CardObs) -> bool:
         """Whether a face-down card shows a card's back: printed (its grey levels spread PRINTED_STD
         or more, where a phone's black screen or a coaster is one flat colour under the sensor's
-        noise) and one the face network is sure of (BACK_SURE)."""
-        net = face_model()
-        if net is None:
-            return False
-        canon, _visible, _own = warp_card(frame, np.asarray(card.corners, np.float64), [], [])
+        noise) and one the face network is sure of (`vision.read.network_down`)."""
+        canon, visible, _own = warp_card(frame, np.asarray(card.corners, np.float64), [], [])
         if float(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY).std()) < PRINTED_STD:
             return False
-        return net.back_probability(canon) >= BACK_SURE
+        return network_down(canon, visible) is not None
 
     def _cards_under(
         self, frame, cards: list[CardObs], mask: np.ndarray, scale: float, discs
@@ -1993,9 +1988,7 @@ def _card_under(strip: np.ndarray, found: list[np.ndarray], taken: np.ndarray, d
         quad = np.array(
             [u0 * u + v0 * v, (u0 + w) * u + v0 * v, (u0 + w) * u + (v0 + ln) * v, u0 * u + (v0 + ln) * v]
         )
-        card = np.zeros(strip.shape, np.uint8)
-        cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), 1)
-        card = card > 0
+        card = _outline_mask(quad, strip.shape)
         inside = float((strip & card).sum()) / strip_area
         hidden = card & ~strip
         under = float((hidden & (taken > 0)).sum()) / max(1.0, float(hidden.sum()))
@@ -2031,10 +2024,9 @@ def _fills_its_blob(rect: _Rect, leftovers) -> bool:
             x, y, w, h = cv2.boundingRect(contour)
             blob = np.zeros((h + 2, w + 2), np.uint8)
             cv2.drawContours(blob, [contour - [x - 1, y - 1]], -1, 1, -1)
-            card = np.zeros_like(blob)
-            cv2.fillConvexPoly(card, np.round(rect.corners - [x - 1, y - 1]).astype(np.int32), 1)
-            inter = int((blob & card).sum())
-            union = int((blob | card).sum())
+            card = _outline_mask(rect.corners - [x - 1, y - 1], blob.shape)
+            inter = int((card & (blob > 0)).sum())
+            union = int((card | (blob > 0)).sum())
             return union > 0 and inter / union >= BLOB_FILL
     return False
 
