@@ -57,17 +57,23 @@ class IndexNet:
         self.path = Path(path) if path else WEIGHTS
         self.model = OnnxModel(self.path, "index network")
 
-    def read(self, canon: np.ndarray, visible: np.ndarray | None = None):
-        """(rank log-probabilities (13, RANK_CLASSES order), suit log-probabilities (4, SUIT_CLASSES
-        order)) of the card, its corners in view averaged; None when no corner is in view."""
+    def read_corners(self, canon: np.ndarray, visible: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each corner in view read alone: [(rank log-probabilities (13, RANK_CLASSES order), suit
+        log-probabilities (4, SUIT_CLASSES order)), ...], top-left first; [] when none is in view."""
         ps = patches(canon, visible)
         if not ps:
-            return None
+            return []
         out = self.model.forward(blob(ps))
         nr = len(RANK_CLASSES)
-        return log_softmax(out[:, :nr]).mean(axis=0), log_softmax(out[:, nr : nr + len(SUIT_CLASSES)]).mean(
-            axis=0
-        )
+        return [(log_softmax(o[:nr]), log_softmax(o[nr : nr + len(SUIT_CLASSES)])) for o in out]
+
+    def read(self, canon: np.ndarray, visible: np.ndarray | None = None):
+        """(rank log-probabilities, suit log-probabilities) of the card, its corners in view
+        averaged (read_corners); None when no corner is in view."""
+        corners = self.read_corners(canon, visible)
+        if not corners:
+            return None
+        return np.mean([r for r, _ in corners], axis=0), np.mean([s for _, s in corners], axis=0)
 
     def code(self, canon: np.ndarray, visible: np.ndarray | None = None) -> tuple[str | None, float]:
         """The code the network reads and how sure it is of it (rank and suit probabilities
@@ -75,9 +81,19 @@ class IndexNet:
         got = self.read(canon, visible)
         if got is None:
             return None, 0.0
-        lr, ls = got
-        r, s = int(lr.argmax()), int(ls.argmax())
-        return RANK_CLASSES[r] + SUIT_CLASSES[s], float(np.exp(lr[r] + ls[s]))
+        return best_code(*got)
+
+
+def best_code(rank_log_probs: np.ndarray, suit_log_probs: np.ndarray) -> tuple[str, float]:
+    """The likeliest code and its probability (the rank's and the suit's multiplied)."""
+    r, s = int(rank_log_probs.argmax()), int(suit_log_probs.argmax())
+    return RANK_CLASSES[r] + SUIT_CLASSES[s], float(np.exp(rank_log_probs[r] + suit_log_probs[s]))
+
+
+def code_probability(corner: tuple[np.ndarray, np.ndarray], code: str) -> float:
+    """How likely one corner's reading (read_corners) makes `code`."""
+    lr, ls = corner
+    return float(np.exp(lr[RANK_CLASSES.index(code[0])] + ls[SUIT_CLASSES.index(code[1])]))
 
 
 _weights: Path | None = WEIGHTS  # the file model() loads (use_weights changes it)
