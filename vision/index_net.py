@@ -90,10 +90,15 @@ def best_code(rank_log_probs: np.ndarray, suit_log_probs: np.ndarray) -> tuple[s
     return RANK_CLASSES[r] + SUIT_CLASSES[s], float(np.exp(rank_log_probs[r] + suit_log_probs[s]))
 
 
+def code_log_probability(corner: tuple[np.ndarray, np.ndarray], code: str) -> float:
+    """How likely one corner's reading (read_corners) makes `code`, as a log-probability."""
+    lr, ls = corner
+    return float(lr[RANK_CLASSES.index(code[0])] + ls[SUIT_CLASSES.index(code[1])])
+
+
 def code_probability(corner: tuple[np.ndarray, np.ndarray], code: str) -> float:
     """How likely one corner's reading (read_corners) makes `code`."""
-    lr, ls = corner
-    return float(np.exp(lr[RANK_CLASSES.index(code[0])] + ls[SUIT_CLASSES.index(code[1])]))
+    return float(np.exp(code_log_probability(corner, code)))
 
 
 _weights: Path | None = WEIGHTS  # the file model() loads (use_weights changes it)

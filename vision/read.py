@@ -32,7 +32,7 @@ from controller.rules.cards import ALL_CODES, RANKS, SUITS  # noqa: F401  (RANKS
 from vision.detect_quads import canonical_order
 from vision.face_net import BACK_SURE, FACE_NET_MIN_SEEN, FACE_SURE
 from vision.face_net import model as face_model
-from vision.index_net import best_code, code_probability
+from vision.index_net import best_code, code_log_probability, code_probability
 from vision.index_net import model as index_model
 from vision.read_glyph import (
     RANK_SIZE,
@@ -691,29 +691,39 @@ def _pips_of_the_other_colour(
 
 
 def _corner_the_card_shows(net, canon: np.ndarray, visible: np.ndarray) -> tuple[str, float] | None:
-    """Where the two corners read as two different cards, the network sure of each, the one whose
-    kind the card's middle shows (a court's picture, or pips of its colour), with the chance that
-    it is the card's: the two corners' probabilities of it averaged (either corner may be the one
-    that is not the card's own). Else None.
+    """The code the two corners' readings and the card's middle settle on where the network,
+    the corners averaged, is not sure; None where they settle nothing. With its raw score:
 
-    One corner is often not the card's index: another card's corner lies on it (a card under it
-    the detector did not find), or the outline is off and cuts it. Averaging the two corners'
-    log-probabilities left the network unsure of either, and the rules, who read both corners
-    too, read a 10 of diamonds as a 7 (edje IMG_2462: Td at 1.00 in one corner, a 9d at 0.68 in
-    the other). The card's middle is independent evidence of which corner is its own."""
+    - the two corners read as two different cards, the network sure of each: the one whose kind
+      the middle shows (a court's picture, or pips of its colour), at the chance that it is the
+      card's -- the two corners' probabilities of it averaged, either corner may be the one that
+      is not the card's own. One corner is often not the card's index: another card's corner lies
+      on it (a card under it the detector did not find), or the outline is off and cuts it.
+      Averaged, the network was unsure of either, and the rules, who read both corners too, read
+      a 10 of diamonds as a 7 (edje IMG_2462: Td at 1.00 in one corner, a 9d at 0.68 in the other).
+    - both corners read the same court and the middle is a picture: that court, at the network's
+      own averaged score. The rules tell J, Q and K apart by the letter's shape alone (a hole, a
+      narrow glyph: 0.39-0.7), and on edje's pinochle courts they read a Js the network read in
+      both corners (0.79, 0.82) as a Ks."""
     corners = net.read_corners(canon, visible)
     if len(corners) != 2 or visible.mean() <= 250:
         return None
     codes = [best_code(*c) for c in corners]
-    if codes[0][0] == codes[1][0]:
+    alike = codes[0][0] == codes[1][0]
+    if alike and codes[0][0][0] not in "JQK":
         return None
     ink, red = _ink(canon)
     middle = _pips(ink, red, canon)
+    if alike:
+        code = codes[0][0]
+        if middle["picture"]:
+            return code, float(np.exp(np.mean([code_log_probability(c, code) for c in corners])))
+        return None
 
     def shown(code: str) -> bool:
         if middle["picture"]:
             return code[0] in "JQK"
-        return code[0] not in "JQK" and (middle["n"] < 2 or middle["red"] == _is_red(code))
+        return code[0] not in "JQK" and (middle["n"] < 1 or middle["red"] == _is_red(code))
 
     fits = [code for code, sure in codes if sure >= INDEX_SURE and shown(code)]
     if len(fits) != 1:
