@@ -690,7 +690,7 @@ def _pips_of_the_other_colour(
     return pips["n"] >= 2 and not pips["picture"] and pips["red"] != _is_red(code)
 
 
-def _corner_the_card_shows(net, canon: np.ndarray, visible: np.ndarray) -> tuple[str, float] | None:
+def _code_the_middle_settles(net, canon: np.ndarray, visible: np.ndarray) -> tuple[str, float] | None:
     """The code the two corners' readings and the card's middle settle on where the network,
     the corners averaged, is not sure; None where they settle nothing. With its raw score:
 
@@ -820,7 +820,7 @@ class BuiltinReader:
                 # (the pips say the network saw the wrong colour: the rules below read the card)
                 code, sideways = None, False
             elif code is not None:
-                shown = _corner_the_card_shows(net, canon, visible)
+                shown = _code_the_middle_settles(net, canon, visible)
                 if shown is not None:
                     code, sure = shown
         by_rules, conf = self._read_once(canon, visible, own)

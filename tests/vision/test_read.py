@@ -596,13 +596,13 @@ def test_a_corner_another_card_lies_on_gives_way_to_the_corner_the_card_shows(mo
         canon[140 - 56 :, 100 - 30 :] = lying[:56, :30][::-1, ::-1]  # its corner, on this one's
         cards.append((code, degrade(canon, rng)))
     now = [reader.read(canon, seen, seen_width=60) for _, canon in cards]
-    chosen = [read._corner_the_card_shows(index_model(), canon, seen) for _, canon in cards]
+    chosen = [read._code_the_middle_settles(index_model(), canon, seen) for _, canon in cards]
     for (_, canon), got, shown in zip(cards, now, chosen, strict=True):
         if shown is not None and reader._read_once(canon, seen, None)[0] != shown[0]:
             # one corner's word against the other's: never as sure as a code both corners (or the
             # network and the rules) vouch for; the calibration maps what such reads are worth
             assert got.code == shown[0] and got.confidence < read.INDEX_SURE, (got, shown)
-    monkeypatch.setattr(read, "_corner_the_card_shows", lambda *_: None)  # the corners averaged
+    monkeypatch.setattr(read, "_code_the_middle_settles", lambda *_: None)  # the corners averaged
     averaged = [reader.read(canon, seen, seen_width=60) for _, canon in cards]
     right = sum(got.code == code for (code, _), got in zip(cards, now, strict=True))
     right_averaged = sum(got.code == code for (code, _), got in zip(cards, averaged, strict=True))
