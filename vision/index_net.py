@@ -57,7 +57,9 @@ class IndexNet:
         self.path = Path(path) if path else WEIGHTS
         self.model = OnnxModel(self.path, "index network")
 
-    def read_corners(self, canon: np.ndarray, visible: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    def read_corners(
+        self, canon: np.ndarray, visible: np.ndarray | None = None
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each corner in view read alone: [(rank log-probabilities (13, RANK_CLASSES order), suit
         log-probabilities (4, SUIT_CLASSES order)), ...], top-left first; [] when none is in view."""
         ps = patches(canon, visible)
@@ -70,18 +72,25 @@ class IndexNet:
     def read(self, canon: np.ndarray, visible: np.ndarray | None = None):
         """(rank log-probabilities, suit log-probabilities) of the card, its corners in view
         averaged (read_corners); None when no corner is in view."""
-        corners = self.read_corners(canon, visible)
-        if not corners:
-            return None
-        return np.mean([r for r, _ in corners], axis=0), np.mean([s for _, s in corners], axis=0)
+        return averaged(self.read_corners(canon, visible))
 
     def code(self, canon: np.ndarray, visible: np.ndarray | None = None) -> tuple[str | None, float]:
         """The code the network reads and how sure it is of it (rank and suit probabilities
         multiplied); (None, 0.0) with no corner in view."""
-        got = self.read(canon, visible)
-        if got is None:
-            return None, 0.0
-        return best_code(*got)
+        return averaged_code(self.read_corners(canon, visible))
+
+
+def averaged(corners: list[tuple[np.ndarray, np.ndarray]]):
+    """The corners' readings (read_corners) averaged, or None for no corner."""
+    if not corners:
+        return None
+    return np.mean([r for r, _ in corners], axis=0), np.mean([s for _, s in corners], axis=0)
+
+
+def averaged_code(corners: list[tuple[np.ndarray, np.ndarray]]) -> tuple[str | None, float]:
+    """IndexNet.code of corners already read: the code of their average and how sure it is."""
+    got = averaged(corners)
+    return (None, 0.0) if got is None else best_code(*got)
 
 
 def best_code(rank_log_probs: np.ndarray, suit_log_probs: np.ndarray) -> tuple[str, float]:
@@ -90,15 +99,10 @@ def best_code(rank_log_probs: np.ndarray, suit_log_probs: np.ndarray) -> tuple[s
     return RANK_CLASSES[r] + SUIT_CLASSES[s], float(np.exp(rank_log_probs[r] + suit_log_probs[s]))
 
 
-def code_log_probability(corner: tuple[np.ndarray, np.ndarray], code: str) -> float:
-    """How likely one corner's reading (read_corners) makes `code`, as a log-probability."""
-    lr, ls = corner
-    return float(lr[RANK_CLASSES.index(code[0])] + ls[SUIT_CLASSES.index(code[1])])
-
-
 def code_probability(corner: tuple[np.ndarray, np.ndarray], code: str) -> float:
     """How likely one corner's reading (read_corners) makes `code`."""
-    return float(np.exp(code_log_probability(corner, code)))
+    lr, ls = corner
+    return float(np.exp(lr[RANK_CLASSES.index(code[0])] + ls[SUIT_CLASSES.index(code[1])]))
 
 
 _weights: Path | None = WEIGHTS  # the file model() loads (use_weights changes it)

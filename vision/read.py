@@ -32,7 +32,7 @@ from controller.rules.cards import ALL_CODES, RANKS, SUITS  # noqa: F401  (RANKS
 from vision.detect_quads import canonical_order
 from vision.face_net import BACK_SURE, FACE_NET_MIN_SEEN, FACE_SURE
 from vision.face_net import model as face_model
-from vision.index_net import best_code, code_log_probability, code_probability
+from vision.index_net import averaged_code, best_code, code_probability
 from vision.index_net import model as index_model
 from vision.read_glyph import (
     RANK_SIZE,
@@ -690,9 +690,12 @@ def _pips_of_the_other_colour(
     return pips["n"] >= 2 and not pips["picture"] and pips["red"] != _is_red(code)
 
 
-def _code_the_middle_settles(net, canon: np.ndarray, visible: np.ndarray) -> tuple[str, float] | None:
-    """The code the two corners' readings and the card's middle settle on where the network,
-    the corners averaged, is not sure; None where they settle nothing. With its raw score:
+def _code_the_middle_settles(
+    corners: list, averaged: tuple[str, float], canon: np.ndarray, visible: np.ndarray
+) -> tuple[str, float] | None:
+    """The code the two corners' readings (`corners`, IndexNet.read_corners) and the card's middle
+    settle on where the network, the corners averaged (`averaged`, their code and score), is not
+    sure; None where they settle nothing. With its raw score:
 
     - the two corners read as two different cards, the network sure of each: the one whose kind
       the middle shows (a court's picture, or pips of its colour), at the chance that it is the
@@ -705,7 +708,6 @@ def _code_the_middle_settles(net, canon: np.ndarray, visible: np.ndarray) -> tup
       own averaged score. The rules tell J, Q and K apart by the letter's shape alone (a hole, a
       narrow glyph: 0.39-0.7), and on edje's pinochle courts they read a Js the network read in
       both corners (0.79, 0.82) as a Ks."""
-    corners = net.read_corners(canon, visible)
     if len(corners) != 2 or visible.mean() <= 250:
         return None
     codes = [best_code(*c) for c in corners]
@@ -715,10 +717,7 @@ def _code_the_middle_settles(net, canon: np.ndarray, visible: np.ndarray) -> tup
     ink, red = _ink(canon)
     middle = _pips(ink, red, canon)
     if alike:
-        code = codes[0][0]
-        if middle["picture"]:
-            return code, float(np.exp(np.mean([code_log_probability(c, code) for c in corners])))
-        return None
+        return averaged if middle["picture"] else None  # (corners alike: their average's code)
 
     def shown(code: str) -> bool:
         if middle["picture"]:
@@ -813,14 +812,15 @@ class BuiltinReader:
         if net is not None:
             # the index network, when sure of rank and suit, reads the corner without cutting it
             # into glyphs (vision/index_net.py); otherwise the rules below read the card
-            code, sure = net.code(canon, visible)
+            corners = net.read_corners(canon, visible)
+            code, sure = averaged_code(corners)
             if code is not None and sure >= INDEX_SURE:
                 if not _pips_of_the_other_colour(canon, visible, own, code):
                     return code, round(min(0.99, sure), 3), True
                 # (the pips say the network saw the wrong colour: the rules below read the card)
                 code, sideways = None, False
             elif code is not None:
-                shown = _code_the_middle_settles(net, canon, visible)
+                shown = _code_the_middle_settles(corners, (code, sure), canon, visible)
                 if shown is not None:
                     code, sure = shown
         by_rules, conf = self._read_once(canon, visible, own)

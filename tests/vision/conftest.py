@@ -62,3 +62,15 @@ def write_swapped_deck(folder) -> None:
     for code in cards:
         shown = code if code == "back" or code[1] not in swap else code[0] + swap[code[1]]
         cv2.imwrite(str(folder / f"{code}.png"), cards[shown])
+
+
+def both_corners_reading(code: str, p: float) -> list:
+    """What a stand-in index network's read_corners gives: two corners read alike, `code` at
+    probability `p` (the rank p, the suit sure)."""
+    import numpy as np
+
+    from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES
+
+    ranks, suits = np.full(13, np.log((1 - p) / 12)), np.full(4, np.log(1e-6))
+    ranks[RANK_CLASSES.index(code[0])], suits[SUIT_CLASSES.index(code[1])] = np.log(p), 0.0
+    return [(ranks, suits), (ranks, suits)]

@@ -20,6 +20,8 @@ from vision.face_net import WEIGHTS, FaceNet
 from vision.read import CANON_H, CANON_W, BuiltinReader, face_up_score, network_down
 from vision.read_synth import deck_card
 
+from .conftest import both_corners_reading
+
 FULL = np.full((CANON_H, CANON_W), 255, np.uint8)
 
 
@@ -186,6 +188,9 @@ def test_a_back_the_index_network_is_sure_of_is_still_face_down(monkeypatch):
     class SureOfKd:
         def code(self, canon, visible):
             return "Kd", 0.99
+
+        def read_corners(self, canon, visible):
+            return both_corners_reading("Kd", 0.99)
 
     monkeypatch.setattr(read, "index_model", lambda: SureOfKd())
     rng = np.random.default_rng(2)

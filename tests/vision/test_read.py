@@ -12,9 +12,8 @@ from hil.scene import CardPlacement, TableScene, board_card_pose, deck_dir, rend
 from vision.detect import Detector
 from vision.evaluate import Score, score_frame
 from vision.read import ALL_CODES, BuiltinReader, DeckModelError, card_from_image, enroll_deck, load_model
-from vision.read_glyph import RANK_CLASSES, SUIT_CLASSES
 
-from .conftest import H, W, write_swapped_deck
+from .conftest import H, W, both_corners_reading, write_swapped_deck
 
 
 def _boards(deck: str, rounds: int = 3):
@@ -577,6 +576,7 @@ def test_a_corner_another_card_lies_on_gives_way_to_the_corner_the_card_shows(mo
     # card's bottom-right corner, the table's camera seeing no second card there
     import vision.read as read
     from hil.decks.drawn import make_deck
+    from vision.index_net import averaged_code
     from vision.index_net import model as index_model
     from vision.index_net_train import degrade
     from vision.read_synth import deck_card
@@ -596,7 +596,11 @@ def test_a_corner_another_card_lies_on_gives_way_to_the_corner_the_card_shows(mo
         canon[140 - 56 :, 100 - 30 :] = lying[:56, :30][::-1, ::-1]  # its corner, on this one's
         cards.append((code, degrade(canon, rng)))
     now = [reader.read(canon, seen, seen_width=60) for _, canon in cards]
-    chosen = [read._code_the_middle_settles(index_model(), canon, seen) for _, canon in cards]
+    net = index_model()
+    chosen = [
+        read._code_the_middle_settles(corners, averaged_code(corners), canon, seen)
+        for corners, canon in ((net.read_corners(canon, seen), canon) for _, canon in cards)
+    ]
     for (_, canon), got, shown in zip(cards, now, chosen, strict=True):
         if shown is not None and reader._read_once(canon, seen, None)[0] != shown[0]:
             # one corner's word against the other's: never as sure as a code both corners (or the
@@ -664,12 +668,8 @@ class _SureOfTheOtherColour:
         other = {"h": "s", "d": "c", "s": "h", "c": "d"}[self.code_shown[1]]
         return self.code_shown[0] + other, 0.99
 
-
-def _both_corners_reading(code: str, p: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Two corners an index network reads alike: `code` at probability `p` (rank p, suit sure)."""
-    ranks, suits = np.full(13, np.log((1 - p) / 12)), np.full(4, np.log(1e-6))
-    ranks[RANK_CLASSES.index(code[0])], suits[SUIT_CLASSES.index(code[1])] = np.log(p), 0.0
-    return [(ranks, suits), (ranks, suits)]
+    def read_corners(self, canon, visible):
+        return both_corners_reading(*self.code(canon, visible))
 
 
 class _ReadsBothCornersAs:
@@ -682,7 +682,7 @@ class _ReadsBothCornersAs:
         return self.code_shown, 0.8
 
     def read_corners(self, canon, visible):
-        return _both_corners_reading(self.code_shown, 0.8)
+        return both_corners_reading(self.code_shown, 0.8)
 
 
 def test_a_court_both_corners_read_alike_is_not_renamed_by_the_rules_letter_rule(monkeypatch):
@@ -724,7 +724,7 @@ class _UnsureUprightSureOnItsSide:
 
     def read_corners(self, canon, visible):
         """Both corners read alike, as code() says."""
-        return _both_corners_reading(*self.code(canon, visible))
+        return both_corners_reading(*self.code(canon, visible))
 
     def code(self, canon, visible):
         if canon.shape == self.upright.shape and np.array_equal(canon, self.upright):
