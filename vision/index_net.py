@@ -35,16 +35,20 @@ def patches(canon: np.ndarray, visible: np.ndarray | None = None) -> list[np.nda
     """The corner patches in view: top-left, and bottom-right turned half round (an index is printed
     in both); with `visible`, only those no other card covers."""
     x, y, w, h = PATCH
-    x0, y0, x1, y1 = CORNER_SEEN
+    shown = corners_in(visible) if visible is not None else [True, True]
     out = []
     for turned in (False, True):
-        c = np.ascontiguousarray(canon[::-1, ::-1]) if turned else canon
-        if visible is not None:
-            v = visible[::-1, ::-1] if turned else visible
-            if v[y0:y1, x0:x1].mean() <= 250:
-                continue
-        out.append(np.ascontiguousarray(c[y : y + h, x : x + w]))
+        if shown[turned]:
+            c = np.ascontiguousarray(canon[::-1, ::-1]) if turned else canon
+            out.append(np.ascontiguousarray(c[y : y + h, x : x + w]))
     return out
+
+
+def corners_in(mask: np.ndarray) -> list[bool]:
+    """Whether each corner index (top-left, bottom-right: patches' order) lies where `mask` is set,
+    by the reader's own test (CORNER_SEEN)."""
+    x0, y0, x1, y1 = CORNER_SEEN
+    return [bool((mask[::-1, ::-1] if turned else mask)[y0:y1, x0:x1].mean() > 250) for turned in (False, True)]
 
 
 def log_softmax(z: np.ndarray) -> np.ndarray:

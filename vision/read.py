@@ -32,7 +32,7 @@ from controller.rules.cards import ALL_CODES, RANKS, SUITS  # noqa: F401  (RANKS
 from vision.detect_quads import canonical_order
 from vision.face_net import BACK_SURE, FACE_NET_MIN_SEEN, FACE_SURE
 from vision.face_net import model as face_model
-from vision.index_net import averaged_code, best_code, code_probability
+from vision.index_net import averaged_code, best_code, code_probability, corners_in
 from vision.index_net import model as index_model
 from vision.read_glyph import (
     RANK_SIZE,
@@ -690,6 +690,30 @@ def _pips_of_the_other_colour(
     return pips["n"] >= 2 and not pips["picture"] and pips["red"] != _is_red(code)
 
 
+def _code_the_clear_corner_settles(corners: list, own: np.ndarray | None) -> tuple[str, float] | None:
+    """The code of the one corner no other card touches, where the network reads the card's two
+    corners (`corners`, IndexNet.read_corners: both in view) as two cards and is sure of that
+    corner's; None otherwise. With the two corners' probabilities of it averaged, as for the
+    middle's rule (_code_the_middle_settles): never as sure as a code both corners read.
+
+    A card that another touches is judged on top of it when their stacking is not clear, and the
+    corner the other card lies on is then read as the other card's index: a drawn Ts with an 8h
+    on its far corner (the network sure of Ts alone, 0.87 of 8h at the other corner), read a 7s
+    by the rules, whose pip count the other card's pips upset too."""
+    if len(corners) != 2 or own is None:
+        return None
+    clear = corners_in(own)
+    if sum(clear) != 1:
+        return None
+    codes = [best_code(*c) for c in corners]
+    if codes[0][0] == codes[1][0]:
+        return None
+    code, sure = codes[clear.index(True)]
+    if sure < INDEX_SURE:
+        return None
+    return code, float(np.mean([code_probability(c, code) for c in corners]))
+
+
 def _code_the_middle_settles(
     corners: list, averaged: tuple[str, float], canon: np.ndarray, visible: np.ndarray
 ) -> tuple[str, float] | None:
@@ -820,7 +844,9 @@ class BuiltinReader:
                 # (the pips say the network saw the wrong colour: the rules below read the card)
                 code, sideways = None, False
             elif code is not None:
-                shown = _code_the_middle_settles(corners, (code, sure), canon, visible)
+                shown = _code_the_clear_corner_settles(corners, own) or _code_the_middle_settles(
+                    corners, (code, sure), canon, visible
+                )
                 if shown is not None:
                     code, sure = shown
         by_rules, conf = self._read_once(canon, visible, own)
