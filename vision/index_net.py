@@ -48,7 +48,9 @@ def corners_in(mask: np.ndarray) -> list[bool]:
     """Whether each corner index (top-left, bottom-right: patches' order) lies where `mask` is set,
     by the reader's own test (CORNER_SEEN)."""
     x0, y0, x1, y1 = CORNER_SEEN
-    return [bool((mask[::-1, ::-1] if turned else mask)[y0:y1, x0:x1].mean() > 250) for turned in (False, True)]
+    return [
+        bool((mask[::-1, ::-1] if turned else mask)[y0:y1, x0:x1].mean() > 250) for turned in (False, True)
+    ]
 
 
 def log_softmax(z: np.ndarray) -> np.ndarray:
