@@ -32,10 +32,11 @@ from controller.rules.cards import ALL_CODES, RANKS, SUITS  # noqa: F401  (RANKS
 from vision.detect_quads import canonical_order
 from vision.face_net import BACK_SURE, FACE_NET_MIN_SEEN, FACE_SURE
 from vision.face_net import model as face_model
-from vision.index_net import averaged_code, best_code, code_probability, corners_in
+from vision.index_net import averaged, averaged_code, best_code, code_probability, corners_in
 from vision.index_net import model as index_model
 from vision.read_glyph import (
     RANK_SIZE,
+    SUIT_CLASSES,
     SUIT_SIZE,
     crop_features,
     darkness,
@@ -714,6 +715,24 @@ def _code_the_clear_corner_settles(corners: list, own: np.ndarray | None) -> tup
     return code, float(np.mean([code_probability(c, code) for c in corners]))
 
 
+def _court_suit_the_network_reads(corners: list, by_rules: str) -> str:
+    """The rules' court card (`by_rules`) with the suit the index network reads (`corners`), where
+    the network, unsure of the code, is sure of the suit and it is the other suit of the rules'
+    colour; else `by_rules` as it is. A court's suit is printed only in its corner index (its
+    middle is a picture, no pips), where the rules' glyph classifier weighs a symbol cut out of
+    it and the network looks at the whole corner: on bellot's tiny index symbols the network was
+    sure of the diamond the rules took for a heart (Qd read Qh), while unsure of the letter."""
+    got = averaged(corners)
+    if by_rules[0] not in "JQK" or got is None:
+        return by_rules
+    suit_log_probs = got[1]
+    s = int(suit_log_probs.argmax())
+    suit = SUIT_CLASSES[s]
+    if np.exp(suit_log_probs[s]) < INDEX_SURE or suit == by_rules[1] or (suit in "hd") != _is_red(by_rules):
+        return by_rules
+    return by_rules[0] + suit
+
+
 def _code_the_middle_settles(
     corners: list, averaged: tuple[str, float], canon: np.ndarray, visible: np.ndarray
 ) -> tuple[str, float] | None:
@@ -860,6 +879,8 @@ class BuiltinReader:
             by_rules, conf = code, round(sure, 3)
         else:
             code = None
+            if net is not None and by_rules is not None:
+                by_rules = _court_suit_the_network_reads(corners, by_rules)
         # the network sure of the card a quarter turn round outweighs the card as warped unless the
         # two readings agreeing on it that way are surer still: a clean bellot 2s (network 0.82,
         # rules 0.9 upright: 0.98) was a 3s at 0.905 sideways, which vision track put on the board;

@@ -715,16 +715,17 @@ class _SureOfTheOtherColour:
 
 
 class _ReadsBothCornersAs:
-    """An index network that reads both corners of every card as one code, unsure (0.8)."""
+    """An index network that reads both corners of every card as one code, unsure (0.8: the rank
+    at that probability, the suit sure)."""
 
-    def __init__(self, code: str) -> None:
-        self.code_shown = code
+    def __init__(self, code: str, p: float = 0.8) -> None:
+        self.code_shown, self.p = code, p
 
     def code(self, canon, visible):
-        return self.code_shown, 0.8
+        return self.code_shown, self.p
 
     def read_corners(self, canon, visible):
-        return both_corners_reading(self.code_shown, 0.8)
+        return both_corners_reading(self.code_shown, self.p)
 
 
 def test_a_court_both_corners_read_alike_is_not_renamed_by_the_rules_letter_rule(monkeypatch):
@@ -754,6 +755,42 @@ def test_a_court_both_corners_read_alike_is_not_renamed_by_the_rules_letter_rule
                 numbers_left += reader.read(card, seen, seen_width=60).code == code
     assert courts_kept == 12, courts_kept  # tango's courts are pictures
     assert numbers_left >= 38, numbers_left  # of 40 (40 when written): the rules' reading, not the court
+
+
+def test_a_courts_suit_is_the_one_the_network_is_sure_of_where_the_rules_read_the_other_of_its_colour(
+    monkeypatch,
+):
+    # bellot's courts on rendered tables: the network, unsure of the letter, was sure of the
+    # diamond in the corner; the rules, whose glyph classifier weighs the tiny symbol cut out of
+    # it, read Qh for Qd. A court's suit is printed only there (its middle is a picture): the
+    # network's suit stands. Not across colours (the rules' colour comes from the whole index),
+    # and not for a number card, whose pips the rules count and look at
+    import vision.read as read
+
+    reader = BuiltinReader()
+    seen = np.full((140, 100), 255, np.uint8)
+    other_of_colour = {"h": "d", "d": "h", "c": "s", "s": "c"}
+    other_colour = {"h": "s", "d": "c", "c": "h", "s": "d"}
+    courts_right = kept_across = numbers_kept = 0
+    for code in ALL_CODES:
+        card = card_from_image(cv2.imread(str(deck_dir("tango") / f"{code}.png"), cv2.IMREAD_UNCHANGED))
+        wrong = code[0] + other_of_colour[code[1]]  # the rules' suit mistake
+        with monkeypatch.context() as m:
+            m.setattr(BuiltinReader, "_read_once", lambda self, *a, wrong=wrong: (wrong, 0.455))
+            # the network unsure of the code (a 9, at 0.3) and sure of the card's suit
+            m.setattr(read, "index_model", lambda code=code: _ReadsBothCornersAs("9" + code[1], 0.3))
+            got = reader.read(card, seen, seen_width=60)
+            if code[0] in "JQK":
+                courts_right += got.code == code
+            else:
+                numbers_kept += got.code == wrong
+            m.setattr(
+                read, "index_model", lambda code=code: _ReadsBothCornersAs("9" + other_colour[code[1]], 0.3)
+            )
+            kept_across += reader.read(card, seen, seen_width=60).code == wrong
+    assert courts_right == 12, courts_right
+    assert numbers_kept == 40, numbers_kept
+    assert kept_across == 52, kept_across
 
 
 class _UnsureUprightSureOnItsSide:
