@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,10 +61,17 @@ def _ok(value: float, goal: float, lower_is_better: bool = False) -> str:
 
 
 def deck_to_render(name: str) -> str:
-    """A deck to render: one of data/decks, 'drawn', a folder, or an Aisleriot theme that no model
-    trained on (vision.aisleriot_decks, role held_out: bellot, neoclassical), rendered into build/decks."""
+    """A deck to render: one of data/decks, 'drawn', a folder, an Aisleriot theme that no model
+    trained on (vision.aisleriot_decks, role held_out: bellot, neoclassical), or an SVG deck from
+    the npm registry (vision.npm_decks: aguilar), rendered into build/decks."""
+    from vision import npm_decks
     from vision.aisleriot_decks import DECKS, render_decks
 
+    if name in npm_decks.DECKS:
+        try:
+            return str(npm_decks.render_decks(names=[name], log=lambda *_: None)[0])
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            raise SystemExit(f"deck {name}: cannot render the npm deck ({exc})") from exc
     if name != "drawn" and not Path(name).is_dir() and DECKS.get(name, ("",))[0] == "held_out":
         try:
             return str(render_decks(names=[name], log=lambda *_: None)[0])
@@ -223,7 +231,8 @@ def main() -> int:
         nargs="+",
         default=["drawn", "tango", "anglo_poker"],
         help="drawn = hil/decks/drawn.py, the held-out deck nothing was tuned on; bellot, neoclassical: "
-        "Aisleriot themes no model trained on (rendered into build/decks)",
+        "Aisleriot themes no model trained on; aguilar: an SVG deck from the npm registry nothing was "
+        "trained or tuned on (vision.npm_decks) (both rendered into build/decks)",
     )
     ap.add_argument("--seed", type=int, default=5000, help="first scene seed (the tests use seeds below 100)")
     ap.add_argument("--real", nargs="*", default=list(SOURCES), help="real-photo sources (none: skip)")
