@@ -567,6 +567,25 @@ def test_the_rules_and_an_unsure_index_network_agreeing_give_a_code_the_table_ca
     assert right == agreed
 
 
+def _drawn_cards_with_a_corner_on_each(seed: int, lying_on) -> list[tuple[str, np.ndarray]]:
+    """(code, canonical card) for every card of the held-out drawn deck through the simulated
+    camera, the corner of another card (one of `lying_on(code)`, at random) laid on its
+    bottom-right corner."""
+    from hil.decks.drawn import make_deck
+    from vision.index_net_train import degrade
+    from vision.read_synth import deck_card
+
+    rng = np.random.default_rng(seed)
+    deck = make_deck()
+    cards = []
+    for code in ALL_CODES:
+        kind = lying_on(code)
+        canon, lying = deck_card(deck[code], rng), deck_card(deck[kind[rng.integers(len(kind))]], rng)
+        canon[140 - 56 :, 100 - 30 :] = lying[:56, :30][::-1, ::-1]  # its corner, on this one's
+        cards.append((code, degrade(canon, rng)))
+    return cards
+
+
 def test_a_corner_another_card_lies_on_gives_way_to_the_corner_the_card_shows(monkeypatch):
     # real photos (edje IMG_2462, IMG_2622): the corner of a card the detector did not find lies on
     # one corner of a found card, and the index network reads each corner as another card (Td at
@@ -575,26 +594,16 @@ def test_a_corner_another_card_lies_on_gives_way_to_the_corner_the_card_shows(mo
     # a card of the other kind (a court on a number card, a number card on a court) laid on each
     # card's bottom-right corner, the table's camera seeing no second card there
     import vision.read as read
-    from hil.decks.drawn import make_deck
     from vision.index_net import averaged_code
     from vision.index_net import model as index_model
-    from vision.index_net_train import degrade
-    from vision.read_synth import deck_card
 
     if index_model() is None:
         pytest.skip("no index network shipped")
     reader = BuiltinReader()
-    rng = np.random.default_rng(11)
-    deck = make_deck()
     seen = np.full((140, 100), 255, np.uint8)
     courts = [c for c in ALL_CODES if c[0] in "JQK"]
     numbers = [c for c in ALL_CODES if c[0] not in "JQK"]
-    cards = []
-    for code in ALL_CODES:
-        kind = numbers if code in courts else courts
-        canon, lying = deck_card(deck[code], rng), deck_card(deck[kind[rng.integers(len(kind))]], rng)
-        canon[140 - 56 :, 100 - 30 :] = lying[:56, :30][::-1, ::-1]  # its corner, on this one's
-        cards.append((code, degrade(canon, rng)))
+    cards = _drawn_cards_with_a_corner_on_each(11, lambda code: numbers if code in courts else courts)
     now = [reader.read(canon, seen, seen_width=60) for _, canon in cards]
     net = index_model()
     chosen = [
@@ -615,32 +624,22 @@ def test_a_corner_another_card_lies_on_gives_way_to_the_corner_the_card_shows(mo
 
 def test_a_corner_a_touching_card_lies_on_gives_way_to_the_corner_clear_of_it(monkeypatch):
     # rendered tables (held-out decks drawn and bellot, training themes orell and simplistic): a
-    # card touching another at one corner was judged to lie under it, and that corner, where the
-    # other card's corner lies, was read as the other card (a drawn Ts with an 8h there, read 7s
-    # by the rules, whose pip count the other card's pips upset too). The detector knows where the
-    # touching card lies (`own`): the corner clear of it is the card's own. The held-out drawn deck
-    # through the simulated camera, any other card's corner laid on each card's bottom-right
+    # card touching another was judged to lie on top of it while that card's corner lay on one of
+    # its corners, and that corner was read as the other card (a drawn Ts with an 8h there, read
+    # 7s by the rules, whose pip count the other card's pips upset too). The detector knows where
+    # the touching card lies (`own`): the corner clear of it is the card's own. The held-out drawn
+    # deck through the simulated camera, any other card's corner laid on each card's bottom-right
     # corner and marked as touching it
     import vision.read as read
-    from hil.decks.drawn import make_deck
     from vision.index_net import model as index_model
-    from vision.index_net_train import degrade
-    from vision.read_synth import deck_card
 
     if index_model() is None:
         pytest.skip("no index network shipped")
     reader = BuiltinReader()
-    rng = np.random.default_rng(12)
-    deck = make_deck()
     seen = np.full((140, 100), 255, np.uint8)
     own = seen.copy()
     own[140 - 56 :, 100 - 30 :] = 0  # where the touching card lies
-    cards = []
-    for code in ALL_CODES:
-        others = [c for c in ALL_CODES if c != code]
-        canon, lying = deck_card(deck[code], rng), deck_card(deck[others[rng.integers(len(others))]], rng)
-        canon[140 - 56 :, 100 - 30 :] = lying[:56, :30][::-1, ::-1]
-        cards.append((code, degrade(canon, rng)))
+    cards = _drawn_cards_with_a_corner_on_each(12, lambda code: [c for c in ALL_CODES if c != code])
     now = [reader.read(canon, seen, own, seen_width=60) for _, canon in cards]
     for (_, canon), got in zip(cards, now, strict=True):
         net = index_model().read_corners(canon, seen)
