@@ -712,7 +712,7 @@ def _code_the_clear_corner_settles(corners: list, own: np.ndarray | None) -> tup
     code, sure = codes[clear.index(True)]
     if sure < INDEX_SURE:
         return None
-    return code, float(np.mean([code_probability(c, code) for c in corners]))
+    return code, _either_corner_chance(corners, code)
 
 
 def _court_suit_the_network_reads(corners: list, by_rules: str) -> str:
@@ -727,10 +727,14 @@ def _court_suit_the_network_reads(corners: list, by_rules: str) -> str:
         return by_rules
     suit_log_probs = got[1]
     s = int(suit_log_probs.argmax())
-    suit = SUIT_CLASSES[s]
-    if np.exp(suit_log_probs[s]) < INDEX_SURE or suit == by_rules[1] or (suit in "hd") != _is_red(by_rules):
+    network_s = by_rules[0] + SUIT_CLASSES[s]
+    if (
+        np.exp(suit_log_probs[s]) < INDEX_SURE
+        or network_s == by_rules
+        or _is_red(network_s) != _is_red(by_rules)
+    ):
         return by_rules
-    return by_rules[0] + suit
+    return network_s
 
 
 def _code_the_middle_settles(
@@ -770,7 +774,14 @@ def _code_the_middle_settles(
     fits = [code for code, sure in codes if sure >= INDEX_SURE and shown(code)]
     if len(fits) != 1:
         return None
-    return fits[0], float(np.mean([code_probability(c, fits[0]) for c in corners]))
+    return fits[0], _either_corner_chance(corners, fits[0])
+
+
+def _either_corner_chance(corners: list, code: str) -> float:
+    """The chance that `code` is the card's where the two corners (IndexNet.read_corners) read as
+    two cards and either may be the one that is not the card's own: their probabilities of it
+    averaged (about 0.5-0.75 for a code one corner is sure of)."""
+    return float(np.mean([code_probability(c, code) for c in corners]))
 
 
 def turn_quarter(canon: np.ndarray) -> np.ndarray:

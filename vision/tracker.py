@@ -33,9 +33,10 @@ card was face up); the table says nothing false about which card it was.
 A code is in a deck once, so a code is not given for a card when another card of the hand already
 had it, when another card on the table reads the same now, or when two cards of one group (a flop, a
 tabled hand) read the same: one of them is misread and which is not known (the card then counts
-without its code). Nor is a card named again under another code than the one it was given this hand
-(flashed in full view, read otherwise once half covered): one of its readings is wrong. A `show` is two hole cards of one seat, both face up and both named so; anything
-less (one card turned, one unread) gives no `show` line at all.
+without its code). Nor is a card named again under another code than the one it was given this
+hand (flashed in full view, read otherwise once half covered): one of its readings is wrong. A
+`show` is two hole cards of one seat, both face up and both named so; anything less (one card
+turned, one unread) gives no `show` line at all.
 """
 
 from __future__ import annotations
