@@ -54,7 +54,7 @@ class SimulatedCamera:
     ) -> None:
         self.width, self.height, self.fps, self.seed = width, height, fps, seed
         felt_bgr = FELTS[felt] if isinstance(felt, str) else felt
-        self.scene = TableScene(seats=seats, deck=deck, felt=felt_bgr, camera=camera or Camera())
+        self.scene = TableScene(seats=seats, deck=deck, felt=felt_bgr, camera=camera or Camera(), packed=True)
         self.rng = np.random.default_rng(seed)
         self._used: set[str] = set()
         self._hole: dict[int, list[CardPlacement]] = {}

@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hil.scene import CardPlacement, Chip, TableScene, load_deck, random_scene, render, seat_card_pose
+from hil.camera import SimulatedCamera
+from hil.scene import (
+    CardPlacement,
+    Chip,
+    TableScene,
+    load_deck,
+    packed_deck,
+    random_scene,
+    render,
+    seat_card_pose,
+)
 
 from .conftest import H, W
 
@@ -47,3 +57,17 @@ def test_deck_folder_from_environment(monkeypatch, tmp_path):
     with pytest.raises(FileNotFoundError, match=str(tmp_path)):
         load_deck("tango")
     load_deck.cache_clear()
+
+
+@pytest.mark.parametrize("deck", ["anglo_poker", "drawn"])
+def test_the_simulated_tables_packed_deck_draws_the_same_frame_in_a_fraction_of_the_memory(deck):
+    """The service's simulated camera draws from a packed deck (issue 12: service RSS at most 150 MB)."""
+    scene = random_scene(3, deck=deck)
+    decoded, truth = render(scene, W, H, seed=3)
+    scene.packed = True
+    packed, packed_truth = render(scene, W, H, seed=3)
+    assert np.array_equal(decoded, packed) and truth == packed_truth
+    held = sum(len(data) for data, _ in packed_deck(deck)._files.values())
+    assert held < sum(img.nbytes for img in load_deck(deck).values()) / 4
+    assert sorted(packed_deck(deck)) == sorted(load_deck(deck))
+    assert SimulatedCamera(deck=deck).scene.packed  # what the service's simulated table draws from
