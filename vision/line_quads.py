@@ -37,14 +37,15 @@ def _detector():
     return cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD, LSD_SCALE)
 
 
-def _segments(gray: np.ndarray) -> np.ndarray:
-    """LSD segments as rows (x0, y0, x1, y1), longest first."""
+def _segments(gray: np.ndarray, long_side: float | None = None) -> np.ndarray:
+    """LSD segments as rows (x0, y0, x1, y1), longest first; shorter than MIN_SEGMENT of the
+    picture's long side (`long_side`, where `gray` is a part of it) left out."""
     lines = _detector().detect(gray)[0]
     if lines is None:
         return np.zeros((0, 4), np.float32)
     seg = lines.reshape(-1, 4)
     length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
-    keep = length >= MIN_SEGMENT * max(gray.shape)
+    keep = length >= MIN_SEGMENT * (long_side or max(gray.shape))
     seg, length = seg[keep], length[keep]
     return seg[np.argsort(-length)]
 
@@ -85,16 +86,25 @@ def _joined(seg: np.ndarray) -> np.ndarray:
 
 
 def line_quads(
-    work: np.ndarray, aspect: tuple[float, float], min_short: float
+    work: np.ndarray,
+    aspect: tuple[float, float],
+    min_short: float,
+    window: tuple[int, int, int, int] | None = None,
 ) -> list[tuple[np.ndarray, float]]:
     """(quad in work px, support) for every card-shaped pair of sides; support is the share of the
-    two sides the segments cover (1: both whole)."""
+    two sides the segments cover (1: both whole). With `window` (x0, y0, x1, y1, work px), only
+    the sides in that part, judged at the whole picture's scale."""
     h, w = work.shape[:2]
     f = min(1.0, LINE_LONG / max(h, w))
-    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY) if work.ndim == 3 else work
+    x0, y0, x1, y1 = window if window is not None else (0, 0, w, h)
+    gray = cv2.cvtColor(work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY) if work.ndim == 3 else work[y0:y1, x0:x1]
     if f < 1.0:
-        gray = cv2.resize(gray, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
-    seg = _joined(_segments(gray))[:MAX_SEGMENTS]
+        gray = cv2.resize(
+            gray, (max(1, round((x1 - x0) * f)), max(1, round((y1 - y0) * f))), interpolation=cv2.INTER_AREA
+        )
+    seg = _joined(_segments(gray, max(h, w) * f))[:MAX_SEGMENTS]
+    if len(seg):
+        seg[:, :4] += np.array([x0, y0, x0, y0], np.float32) * f
     if len(seg) < 2:
         return []
     p, q = seg[:, :2], seg[:, 2:]

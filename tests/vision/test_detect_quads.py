@@ -87,3 +87,33 @@ def test_a_slanted_card_is_found_by_the_detector():
     got = np.asarray(ups[0].corners, np.float32)
     err = min(np.linalg.norm(np.roll(got, k, axis=0) - quad, axis=1).max() for k in range(4))
     assert err < 10.0
+
+
+def test_a_tracked_tables_proposals_where_it_changed_are_those_of_the_whole_picture():
+    """A tracked table looks for outlines only in a window round what changed (a card dealt):
+    the proposals reaching into the change are the whole picture's, and the window is a small part
+    of the picture (the time a dealt card costs; issue 12: the flash-to-LED p99). The felt round
+    the change, cut off by the window's edge, is no card."""
+    quad = np.float32([[700, 300], [790, 300], [790, 426], [700, 426]])
+    frame = _scene(quad, size=(1280, 720))
+    cv2.rectangle(frame, (100, 100), (190, 226), (235, 235, 235), -1)  # a card already there
+    work, scale = dq.work_picture(frame)
+    q = quad * scale
+    region = (
+        int(q[:, 0].min()) - 10,
+        int(q[:, 1].min()) - 10,
+        int(q[:, 0].max()) + 10,
+        int(q[:, 1].max()) + 10,
+    )
+    window = dq.search_window(work.shape, region)
+    assert window is not None
+    assert (window[2] - window[0]) * (window[3] - window[1]) < 0.25 * work.shape[0] * work.shape[1]
+    whole, _ = dq.propose(work)
+    near = [p for p in whole if dq._quad_meets(p[0], region)]
+    windowed, _ = dq.propose(work, region=region)
+    # the same outlines, each within a few pixels (LSD ranks its segments over the picture it sees)
+    assert near and len(windowed) == len(near)
+    for p, _fill, _cue in near:
+        assert _best_match(windowed, p) < 6.0
+    assert _best_match(windowed, q) < 6.0
+    assert _best_match(windowed, np.float32([[100, 100], [190, 100], [190, 226], [100, 226]]) * scale) > 100
