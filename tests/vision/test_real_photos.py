@@ -12,6 +12,8 @@ is switched to its fold too (vision/loso/index_net_without_<source>.onnx).
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import pytest
 
@@ -203,3 +205,22 @@ def test_a_card_under_another_is_matched_by_its_part_in_view():
     assert sorted(match([top, under], labels, visible=True)) == [(0, 0), (1, 1)]
     elsewhere = [{"box": [400, 100, 450, 240]}]  # a label far from both: no match either way
     assert match([top, under], elsewhere, visible=True) == []
+
+
+def test_the_label_errata_correct_only_the_codes_they_name(tmp_path):
+    """A code a photo plainly contradicts is scored as the card shown (vision.real_photos
+    .LABEL_ERRATA); every other label, and the labels as published, stay as they are."""
+    from vision.real_photos import LABEL_ERRATA
+
+    source = tmp_path / "roboflow_blackjack_cc_by"
+    source.mkdir()
+    published = {
+        "IMG_3373.jpg": {"cards": [{"code": "5h"}] * 14 + [{"code": "4c"}, {"code": "4c"}]},
+        "IMG_3022.jpg": {"cards": [{"code": "8s"}]},  # a copy already put right: left alone
+    }
+    (source / "labels.json").write_text(json.dumps(published))
+    labels = load_labels(source)
+    assert [c["code"] for c in labels["IMG_3373.jpg"]["cards"][13:]] == ["5h", "4c", "Th"]
+    assert labels["IMG_3022.jpg"]["cards"][0]["code"] == "8s"
+    assert load_labels(source, errata=False)["IMG_3373.jpg"]["cards"][15]["code"] == "4c"
+    assert LABEL_ERRATA["roboflow_blackjack_cc_by"][("IMG_3373.jpg", 15)] == ("4c", "Th")
