@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.line_quads import line_quads
+from vision.polygons import area as polygon_area
 from vision.polygons import share_of_smaller
 
 WEIGHTS = Path(__file__).with_name("quad_verifier.npz")
@@ -46,6 +47,13 @@ MIN_HULL_FILL = 0.9  # convex hull's area over it: a card's is ~0.98, two touchi
 PATCH_W, PATCH_H = 32, 48  # verifier's view of a proposal (portrait), margin included
 MARGIN = 0.12  # of the card size, seen around the proposal
 ACCEPT = 0.5
+FRAME_AREA = (0.3, 0.8)  # a rectangle printed on a card's face: this share of the card's area ...
+FRAME_MARGIN = 0.04  # ... clear of each side by this share of the card's width (see printed_frame_of)
+PAPER_DROP = (20.0, 0.12)  # grey levels (or this share of the paper's) below the paper: still paper
+PAPER_RING = (
+    0.5  # ... and at least half of the margin along each side of a printed frame is paper (paper_between)
+)
+DEBUG_FRAMES = False
 MIN_SOLID = 0.93  # contour area over its hull's, for a slanted card
 MIN_SLANT_COVER = 0.95  # a slanted card's four corners cover its hull: area ratio
 MAX_SLANT_COS = 0.5  # corners of a slanted card stay within 60-120 degrees
@@ -553,10 +561,82 @@ def find_cards(
     )
     kept: list[Quad] = []
     for score, (q, _fill, cue) in chosen:
-        if any(share_of_smaller(q, k.corners * scale) > 0.3 for k in kept):
+        under = [k for k in kept if share_of_smaller(q, k.corners * scale) > 0.3]
+        if (
+            under
+            and all(printed_frame_of(k.corners * scale, q) for k in under)
+            and all(paper_between(work_img, k.corners * scale, q) for k in under)
+        ):
+            # the card round the rectangle printed on its face, which the verifier was surer of
+            # (a card on a pale counter whose own edge is faint): the card stands, not its print
+            kept = [k for k in kept if not any(k is u for u in under)]
+        elif under:
             continue
         kept.append(Quad(q / scale, score, cue))
     return kept, truncated
+
+
+def paper_between(work: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
+    """Whether what lies between a rectangle and the card-shaped outline round it is paper as
+    bright as the paper inside the rectangle (a card's margin, its indices aside), and the outline
+    lies in the picture: not a table, wood or cloth round a card, nor the picture's edge."""
+    h, w = work.shape[:2]
+    o = np.asarray(outer, np.float64).reshape(-1, 2)
+    slack = 0.02 * float(np.ptp(o, axis=0).max())
+    if o.min() < -slack or o[:, 0].max() > w - 1 + slack or o[:, 1].max() > h - 1 + slack:
+        return False
+    x0, y0 = np.floor(np.maximum(o.min(axis=0), 0)).astype(int)
+    x1, y1 = np.ceil(np.minimum(o.max(axis=0) + 1, [w, h])).astype(int)
+    gray = cv2.cvtColor(work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    m_out = np.zeros(gray.shape, np.uint8)
+    cv2.fillConvexPoly(m_out, np.round(o - [x0, y0]).astype(np.int32), 1)
+    m_in = np.zeros(gray.shape, np.uint8)
+    cv2.fillConvexPoly(
+        m_in, np.round(np.asarray(inner, np.float64).reshape(-1, 2) - [x0, y0]).astype(np.int32), 1
+    )
+    k3 = np.ones((3, 3), np.uint8)
+    ring = (m_out > 0) & (cv2.dilate(m_in, k3) == 0)
+    inside = cv2.erode(m_in, k3) > 0
+    # side by side (the four triangles from the middle to each side), each against the paper next
+    # to it inside: a light falling off across the card is no reason to call its margin something else
+    centre = o.mean(axis=0) - [x0, y0]
+    shares = []
+    for k in range(4):
+        part = np.zeros(gray.shape, np.uint8)
+        tri = np.array([centre, o[k] - [x0, y0], o[(k + 1) % 4] - [x0, y0]])
+        cv2.fillConvexPoly(part, np.round(tri).astype(np.int32), 1)
+        ring_k, inside_k = gray[ring & (part > 0)], gray[inside & (part > 0)]
+        if len(ring_k) < 5 or len(inside_k) < 5:
+            return False
+        paper = float(np.percentile(inside_k, 75))
+        shares.append(float(np.mean(ring_k >= paper - max(PAPER_DROP[0], PAPER_DROP[1] * paper))))
+    if DEBUG_FRAMES:
+        print("paper_between", [round(v, 2) for v in shares])
+    return min(shares) >= PAPER_RING
+
+
+def printed_frame_of(inner: np.ndarray, outer: np.ndarray) -> bool:
+    """Whether `inner` is a rectangle printed on the face of the card `outer`: wholly inside it,
+    FRAME_AREA of its area, and clear of each of its four sides by FRAME_MARGIN of its width (many
+    decks frame their pips or figures so). Two overlapping cards' joint outline never holds one of
+    them so: the card on top lies along at least one of its sides."""
+    a_in, a_out = polygon_area(inner), polygon_area(outer)
+    if a_out <= 0 or not FRAME_AREA[0] <= a_in / a_out <= FRAME_AREA[1]:
+        return False
+    if share_of_smaller(inner, outer) < 0.97:
+        return False
+    o = np.asarray(outer, np.float64).reshape(4, 2)
+    sides = np.linalg.norm(np.roll(o, -1, axis=0) - o, axis=1)
+    need = FRAME_MARGIN * float(sides.min())
+    centre = o.mean(axis=0)
+    for k in range(4):
+        a, b = o[k], o[(k + 1) % 4]
+        normal = np.array([b[1] - a[1], a[0] - b[0]]) / max(sides[k], 1e-9)
+        if np.dot(centre - a, normal) < 0:
+            normal = -normal  # pointing inwards
+        if float(((np.asarray(inner, np.float64).reshape(-1, 2) - a) @ normal).min()) < need:
+            return False
+    return True
 
 
 def card_probability(
