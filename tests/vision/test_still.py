@@ -132,3 +132,36 @@ def test_the_lower_hole_card_turned_up_is_seen_face_up_on_the_next_frame():
                 still_down.append((seed, turned.cards[i].code))
     assert tried >= 4, "too few half-hidden face-down hole cards in these scenes"
     assert still_down == [], f"turned face up but still reported face down: {still_down} of {tried}"
+
+
+def test_the_felt_stage_of_a_tracked_table_works_out_again_only_the_part_that_changed(table):
+    """A card dealt to a tracked table: the felt stage's object mask is the last one with the part
+    round the change worked out again (Detector._felt_window), and it is the mask a fresh look at
+    the whole picture gives, to a few pixels along the changed part's edge."""
+    scene, _frame, _det, _first = table
+    before = copy.deepcopy(scene)
+    before.cards.pop()
+    frame0, _ = render(before, W, H, 11)
+    frame1, _ = render(scene, W, H, 11)
+    det = Detector(track=True)
+    det.detect(frame0)
+    windows, masks = [], []
+    real = det._foreground
+
+    def spy(work, window=None):
+        windows.append(window)
+        mask, gray = real(work, window)
+        masks.append(mask)
+        return mask, gray
+
+    det._foreground = spy
+    det.detect(frame1)
+    (window,), (tracked,) = windows, masks
+    assert window is not None, "the whole picture was worked out again"
+    x0, y0, x1, y1 = window
+    assert (x1 - x0) * (y1 - y0) < 0.25 * tracked.size
+    fresh = Detector(track=True)
+    work, _scale = fresh._work_image(frame1)
+    whole, _gray = fresh._foreground(work)  # the whole picture, as a first frame is looked at
+    assert np.mean(whole != tracked) < 0.002
+    assert np.mean(whole[y0:y1, x0:x1] != tracked[y0:y1, x0:x1]) < 0.01
