@@ -25,6 +25,7 @@ from controller.registry.registry import Registry
 
 log = logging.getLogger("smart_table.floor")
 TICK_SECONDS = 0.1
+STOP_WAIT = 4.0  # seconds the broker link and the web server get to close when the floor stops
 BATCH_MESSAGES = 200  # messages folded per event-loop turn: the page's pushes get a turn between batches
 
 
@@ -273,6 +274,13 @@ class FloorService:
                 self.changed.notify_all()
             server.should_exit = True
             for t in tasks[:2]:
+                t.cancel()
+            # the broker link says goodbye and the web server lets its pages go; neither may hold
+            # the floor's exit past STOP_WAIT (aiomqtt waits up to its own 10 s timeout for a
+            # broker's goodbye, which a director's restart should not): what is left is cut off
+            _done, pending = await asyncio.wait(tasks, timeout=STOP_WAIT)
+            for t in pending:
+                log.warning("event=floor_stop_cut_off task=%s", t.get_coro().__qualname__)
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             self.registry.close()

@@ -150,3 +150,30 @@ async def test_floor_catches_up_after_a_restart(tmp_path, mosquitto):
     finally:
         for sim in tables.values():
             await sim.stop()
+
+
+async def test_a_broker_that_never_says_goodbye_does_not_hold_the_floors_exit(
+    tmp_path, mosquitto, monkeypatch, caplog
+):
+    """Stopping the floor (a director's restart, systemd's stop) closes the broker link, and aiomqtt
+    waits up to its own 10 s timeout for the broker's goodbye. A broker that never gives it must not
+    hold the exit: what is left after STOP_WAIT is cut off, and the log says which part it was."""
+    import asyncio
+
+    import aiomqtt
+
+    from controller.floor import service as floor_service
+
+    real_exit = aiomqtt.Client.__aexit__
+
+    async def goodbye_never_comes(self, *exc):
+        await asyncio.sleep(60)  # as if the broker never acknowledged the disconnect
+        return await real_exit(self, *exc)
+
+    venue = Venue(tmp_path, "cool_mule", TABLES, seats=6, players=9)
+    cfg = venue.floor_config(mosquitto, LEVELS)
+    monkeypatch.setattr(floor_service, "STOP_WAIT", 1.0)
+    monkeypatch.setattr(aiomqtt.Client, "__aexit__", goodbye_never_comes)
+    async with running_floor(cfg) as floor:  # its exit is awaited for at most 10 s
+        assert floor.connected
+    assert "event=floor_stop_cut_off task=FloorService._mqtt" in caplog.text
