@@ -32,6 +32,7 @@ from vision.cardnet import refine as refine_net_corners
 from vision.confidence import load as load_calibration
 from vision.detect_quads import (
     CHANGE_CELL,
+    WINDOW_SHARE,
     Quad,
     canonical_order,
     card_probability,
@@ -68,7 +69,6 @@ SEARCH_SHARE = 0.7  # ... and the felt stage's searches until this share: the re
 COMBO_CHECK = 32  # _split_blob looks at the clock after this many proposals or combinations of cards
 SIZE_SHARE = 0.25  # ... of the budget: the last-resort search over card sizes stops here (blobs and reading need the rest)
 FELT_MARGIN = 0.06  # of the picture's long side: a tracked table's changed part is grown so (about a card)
-WINDOW_SHARE = 0.6  # ... and the felt stage looks at the whole picture where that is this share of it
 QUAD_SHARE = 0.4  # of the budget: the proposal+verifier stage may use this much, the felt stage the rest
 DROP_BELOW = 0.02  # a lone felt-stage card the verifier gives less than this is not a card
 REPLACE_MARGIN = 0.75  # a verified card this much more likely replaces the felt-stage cards under it
@@ -701,7 +701,7 @@ class Detector:
         if region == ():
             return (0, 0, 0, 0)  # nothing changed
         k = scale / qwork[1]
-        grow = max(16, round(FELT_MARGIN * max(h, w)))
+        grow = _felt_margin(shape)
         x0, y0 = max(int(region[0] * k) - grow, 0), max(int(region[1] * k) - grow, 0)
         x1, y1 = min(int(region[2] * k + 1) + grow, w), min(int(region[3] * k + 1) + grow, h)
         if (x1 - x0) * (y1 - y0) > WINDOW_SHARE * w * h:
@@ -724,7 +724,7 @@ class Detector:
             return mask, gray
         h, w = gray.shape
         # worked out on a wider crop, so what crosses the window's edge is seen as a whole
-        grow = max(16, round(FELT_MARGIN * max(h, w)))
+        grow = _felt_margin(gray.shape)
         cx0, cy0, cx1, cy1 = max(x0 - grow, 0), max(y0 - grow, 0), min(x1 + grow, w), min(y1 + grow, h)
         part, part_strong = self._objects(
             work[cy0:cy1, cx0:cx1], self._felt[cy0:cy1, cx0:cx1], gray[cy0:cy1, cx0:cx1]
@@ -1089,6 +1089,11 @@ class Detector:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+def _felt_margin(shape) -> int:
+    """Pixels a tracked table's changed part is grown by (FELT_MARGIN of the picture, about a card)."""
+    return max(16, round(FELT_MARGIN * max(shape[:2])))
+
+
 def _scale_result(cards: list[CardObs], button, discs: list[dict], k: int) -> None:
     """Coordinates found on a frame thinned by stride k, back in the frame's own pixels."""
     for c in cards:

@@ -50,10 +50,7 @@ ACCEPT = 0.5
 FRAME_AREA = (0.3, 0.8)  # a rectangle printed on a card's face: this share of the card's area ...
 FRAME_MARGIN = 0.04  # ... clear of each side by this share of the card's width (see printed_frame_of)
 PAPER_DROP = (20.0, 0.12)  # grey levels (or this share of the paper's) below the paper: still paper
-PAPER_RING = (
-    0.5  # ... and at least half of the margin along each side of a printed frame is paper (paper_between)
-)
-DEBUG_FRAMES = False
+PAPER_RING = 0.5  # ... and most of the margin along each side of a printed frame is paper
 MIN_SOLID = 0.93  # contour area over its hull's, for a slanted card
 MIN_SLANT_COVER = 0.95  # a slanted card's four corners cover its hull: area ratio
 MAX_SLANT_COS = 0.5  # corners of a slanted card stay within 60-120 degrees
@@ -540,14 +537,14 @@ def find_cards(
     only the outlines reaching into it are looked at; `previous` (the cards found a frame ago) are
     kept wherever they lie wholly outside it."""
     work_img, scale = work if work is not None else work_picture(frame)
-    kept_before = (
-        [] if region is None else [k for k in previous if not _quad_meets(k.corners * scale, region)]
-    )
-    seen_there = [
-        (*(k.corners * scale).min(axis=0), *(k.corners * scale).max(axis=0))
-        for k in previous
-        if region is not None and _quad_meets(k.corners * scale, region)
-    ]
+    kept_before: list[Quad] = []  # wholly outside the change: kept as they were
+    seen_there = []  # boxes (work px) of those reaching into it: looked at again, whole
+    for k in previous if region is not None else ():
+        q = k.corners * scale
+        if _quad_meets(q, region):
+            seen_there.append((*q.min(axis=0), *q.max(axis=0)))
+        else:
+            kept_before.append(k)
     props, truncated = propose(work_img, deadline, region, seen_there)
     p = np.zeros(0)
     if props:
@@ -610,8 +607,6 @@ def paper_between(work: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> boo
             return False
         paper = float(np.percentile(inside_k, 75))
         shares.append(float(np.mean(ring_k >= paper - max(PAPER_DROP[0], PAPER_DROP[1] * paper))))
-    if DEBUG_FRAMES:
-        print("paper_between", [round(v, 2) for v in shares])
     return min(shares) >= PAPER_RING
 
 
@@ -626,6 +621,7 @@ def printed_frame_of(inner: np.ndarray, outer: np.ndarray) -> bool:
     if share_of_smaller(inner, outer) < 0.97:
         return False
     o = np.asarray(outer, np.float64).reshape(4, 2)
+    pts = np.asarray(inner, np.float64).reshape(-1, 2)
     sides = np.linalg.norm(np.roll(o, -1, axis=0) - o, axis=1)
     need = FRAME_MARGIN * float(sides.min())
     centre = o.mean(axis=0)
@@ -634,7 +630,7 @@ def printed_frame_of(inner: np.ndarray, outer: np.ndarray) -> bool:
         normal = np.array([b[1] - a[1], a[0] - b[0]]) / max(sides[k], 1e-9)
         if np.dot(centre - a, normal) < 0:
             normal = -normal  # pointing inwards
-        if float(((np.asarray(inner, np.float64).reshape(-1, 2) - a) @ normal).min()) < need:
+        if float(((pts - a) @ normal).min()) < need:
             return False
     return True
 
