@@ -9,8 +9,9 @@ Each deal is a self-dealt hand rendered at 1920x1080 by the simulator (hil.camer
 button, two rounds face down, one card flashed, bets pushed into betting areas, folds onto the muck,
 burns, flop, turn, river, showdown), sensor noise on every frame, a random felt and camera (light
 gradient, vignette, tint, blur, noise), frames written as PNG. The command then runs on the folder
-as an outside test would, pinned to one core (`taskset -c 0`, OpenCV single-threaded), with the
-built-in reader, and, when the deck can be enrolled, with the enrolled deck.
+as an outside test would, pinned to one core (`taskset -c 0`, OpenCV single-threaded; `--cores 2`:
+two cores, where the next frames are decoded by vision.sources.read_ahead beside the tracker), with
+the built-in reader, and, when the deck can be enrolled, with the enrolled deck.
 
 Prints, per deck and reader: frames per second of the command (the start-up, measured on a
 one-frame run, taken out), and the share of lines right against the rendered truth: lines that
@@ -101,14 +102,16 @@ def differences(exp: list[str], got: list[str]) -> list[str]:
     return out
 
 
-def run_track(frames: list[str], layout: Path, deck_model: str | None) -> tuple[list[dict], float]:
+def run_track(
+    frames: list[str], layout: Path, deck_model: str | None, cores: int = 1
+) -> tuple[list[dict], float]:
     exe = REPO / ".venv" / "bin" / "smart-table"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "controller.cli"]
     cmd += ["vision", "track", *frames, "--layout", str(layout)]
     if deck_model:
         cmd += ["--deck", deck_model]
     if shutil.which("taskset"):
-        cmd = ["taskset", "-c", "0", *cmd]
+        cmd = ["taskset", "-c", ",".join(str(c) for c in range(cores)), *cmd]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENCV_FOR_THREADS_NUM": "1"}
     t0 = time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO, check=False)
@@ -124,8 +127,9 @@ def main() -> int:
     ap.add_argument("--decks", nargs="+", default=["drawn", "tango"])
     ap.add_argument("--seats", type=int, default=6)
     ap.add_argument("--seed", type=int, default=7000)
+    ap.add_argument("--cores", type=int, default=1, help="cores the command may use (OpenCV single-threaded)")
     args = ap.parse_args()
-    print(f"vision track on rendered {W}x{H} self-dealt deals, {args.seats} seats, one core")
+    print(f"vision track on rendered {W}x{H} self-dealt deals, {args.seats} seats, {args.cores} core(s)")
     print(
         f"  load average at the start {os.getloadavg()[0]:.1f} (frames/s are only as good as a quiet machine)"
     )
@@ -157,8 +161,8 @@ def main() -> int:
                 worst = 1.0
                 misses: list[str] = []
                 for paths, expected in deals:
-                    _, startup = run_track(paths[:1], layout, deck_model)
-                    lines, secs = run_track(paths, layout, deck_model)
+                    _, startup = run_track(paths[:1], layout, deck_model, args.cores)
+                    lines, secs = run_track(paths, layout, deck_model, args.cores)
                     got = [
                         json.dumps({k: v for k, v in ln.items() if k != "frame"}, sort_keys=True)
                         for ln in lines

@@ -292,7 +292,7 @@ def cmd_track(args) -> int:
     from vision.detect import Detector
     from vision.layout import LayoutError, load_layout
     from vision.read import DeckModelError
-    from vision.sources import FrameSourceError, read_frames
+    from vision.sources import FrameSourceError, read_ahead, read_frames
     from vision.tracker import Tracker
 
     if not args.fps > 0:
@@ -320,7 +320,7 @@ def cmd_track(args) -> int:
     processed = 0
     fitted = False
     try:
-        for index, name, frame, why in read_frames(args.frames):
+        for index, name, frame, why in read_ahead(read_frames(args.frames)):
             if frame is None:
                 _err(f"track: {name}: {why} (frame {index} skipped)")
                 continue

@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the device packages are imported when a device starts (see 
     from firmware_bridge.scene import Scene
     from firmware_bridge.signals import SignalState
     from vision.detect import Detector
+    from vision.sources import ReadAhead
     from vision.tracker import Tracker
 
 log = logging.getLogger("smart_table.sources")
@@ -187,12 +188,20 @@ class CameraSource:
         log.info("event=camera_back camera=%s", self.device_path() or self.spec)
 
     async def _read_frames(self, emit: Emit) -> None:
-        from vision.layout import default_layout, load_layout
-        from vision.tracker import Tracker
+        from vision.sources import ReadAhead, is_live
 
         frames = self._sim_frames() if self.spec == "sim" else self._device_frames()
         self.last_frame = time.monotonic()
-        async for t, frame in frames:
+        async with ReadAhead(frames, live=is_live(self.spec)) as ahead:
+            await self._track(ahead, emit)
+
+    async def _track(self, ahead: ReadAhead, emit: Emit) -> None:
+        """Each frame to the tracker in a worker thread, while `ahead` reads the next one."""
+        from vision.layout import default_layout, load_layout
+        from vision.tracker import Tracker
+
+        counted, next_log = 0, 1
+        async for t, frame in ahead:
             self.last_frame = time.monotonic()
             self.frames += 1
             self.latest = (frame, time.time())
@@ -215,6 +224,19 @@ class CameraSource:
             lines = await asyncio.to_thread(self._update, frame, t)
             for line in lines:
                 await emit(line, "in")
+            if ahead.skipped > counted:  # a live camera's frames replaced while the tracker was busy
+                self.health.count("frames_skipped", ahead.skipped - counted)
+                counted = ahead.skipped
+                skipped = self.health.counters["frames_skipped"]
+                if skipped >= next_log:  # 1, 2, 4, 8...: said, not every frame
+                    log.info(
+                        "event=camera_frames_skipped camera=%s skipped=%d frames=%d "
+                        "(the tracker is slower than the camera: it takes the newest frame)",
+                        self.spec,
+                        skipped,
+                        self.frames,
+                    )
+                    next_log = 2 * skipped
 
     def latest_picture(self) -> tuple[Any, Any, float] | None:
         """(frame, layout, wall time) of the newest frame the tracker has, or None before one."""
