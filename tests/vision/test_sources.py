@@ -108,23 +108,25 @@ async def test_the_next_frame_is_read_while_this_one_is_worked_on():
         await asyncio.wait_for(asked[1].wait(), 2.0)  # the tracker still "works" on frame 0
 
 
-async def test_files_and_pushed_frames_lose_none_to_a_slow_tracker():
+async def _slowly_tracked(n: int, live: bool, seconds: float) -> tuple[list[float], int]:
+    """The times of the frames a tracker taking `seconds` a frame was given, and how many were skipped."""
     got = []
-    async with ReadAhead(_numbered(12), live=False) as frames:
+    async with ReadAhead(_numbered(n), live=live) as frames:
         async for t, _frame in frames:
             got.append(t)
-            await asyncio.sleep(0.005)
-    assert got == [float(i) for i in range(12)] and frames.skipped == 0
+            await asyncio.sleep(seconds)
+    return got, frames.skipped
+
+
+async def test_files_and_pushed_frames_lose_none_to_a_slow_tracker():
+    got, skipped = await _slowly_tracked(12, live=False, seconds=0.005)
+    assert got == [float(i) for i in range(12)] and skipped == 0
 
 
 async def test_a_live_camera_gives_a_busy_tracker_its_newest_frame():
-    got = []
-    async with ReadAhead(_numbered(30), live=True) as frames:
-        async for t, _frame in frames:
-            got.append(t)
-            await asyncio.sleep(0.01)
+    got, skipped = await _slowly_tracked(30, live=True, seconds=0.01)
     assert got == sorted(got) and got[-1] == 29.0  # in order, ending on the newest
-    assert frames.skipped > 0 and frames.skipped + len(got) == 30
+    assert skipped > 0 and skipped + len(got) == 30
 
 
 async def test_a_camera_that_stops_is_reported_after_the_frames_it_gave():
