@@ -13,6 +13,10 @@ the shipped map, which saw every source).
 
 With `--dump DIR` the canonical cards the reader got wrong (and a few it got right) are written as
 PNG files named <source>_<image>_<k>_<truth>_<read>.png, to look at.
+
+With `--loso DIR` each source is read by the glyph classifiers and the index network trained
+without it (DIR/read_glyphs_without_<source>.npz, DIR/index_net_without_<source>.onnx, where there)
+as well as scored by its confidence map: the reading figures of a source no model saw.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from controller.rules.cards import RANKS, SUITS
 from vision import confidence
 from vision.detect_quads import canonical_order
+from vision.index_net import use_weights as use_index_weights
 from vision.read import CANON_H, CANON_W, BuiltinReader
+from vision.read_glyph import use_weights as use_glyph_weights
 from vision.real_photos import CONF_BINS, SOURCES, load_labels, real_photos_dir, sample
 
 
@@ -203,8 +209,9 @@ def main() -> int:
         "--loso",
         type=Path,
         default=None,
-        help="folder of leave-one-source-out confidence maps (vision/loso): each source's reliability "
-        "with the map fitted without it; default the shipped map",
+        help="folder of leave-one-source-out models (vision/loso): each source read by the glyph "
+        "classifiers and index network trained without it, its reliability by the map fitted without "
+        "it; default the shipped ones",
     )
     ap.add_argument("--dump", type=Path, default=None, help="write misread canonical cards here")
     args = ap.parse_args()
@@ -215,6 +222,11 @@ def main() -> int:
     for source in args.sources:
         path = args.loso / f"read_confidence_without_{source}.json" if args.loso else None
         calib = confidence.load(str(path) if path else None)
+        if args.loso:
+            glyphs = args.loso / f"read_glyphs_without_{source}.npz"
+            index = args.loso / f"index_net_without_{source}.onnx"
+            use_glyph_weights(glyphs if glyphs.is_file() else None)
+            use_index_weights(index if index.is_file() else None)
         s = read_source(source, args.limit, calib, args.dump)
         if s is None:
             print(f"\n== {source}: not found (../shared/data/real_photos), skipped")
