@@ -3,8 +3,9 @@
 The learnt parts (the verifier, the reader's confidence map) learn from them leave-one-source-out
 (`vision.train_real`): a source's figures come from the models trained on the two others. A detected card matches a labelled one when the bounding box of its
 outline overlaps the label's box with IoU >= 0.5 (greedy, best IoU first). `foltys_single_cards`
-has no boxes: there the one card is found when the detector reports a card, and every further card
-is a false one.
+has no boxes: each photo is a close-up of one card, so the card is found when the detector reports
+a card at least SUBJECT_SHARE of the photo (a smaller "card" is a pip or a mark on it), and every
+further card is a false one.
 
 Precision counts only images whose labels a person checked complete (`labels_complete`): on the
 others unlabelled cards (cut by the border, face down, in a pile) would count as false.
@@ -23,6 +24,7 @@ import numpy as np
 
 SOURCES = ("edje_pinochle_train", "roboflow_blackjack_cc_by", "foltys_single_cards")
 IOU_MATCH = 0.5
+SUBJECT_SHARE = 0.02  # of a box-less close-up's area: less is not the photo's one card (a pip on it)
 CONF_BINS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.01)
 
 
@@ -180,11 +182,14 @@ def visible_boxes(dets: list) -> list[tuple[float, float, float, float]]:
     return out
 
 
-def match(dets: list, cards: list[dict], visible: bool = False) -> list[tuple[int, int]]:
+def match(
+    dets: list, cards: list[dict], visible: bool = False, image_size: tuple[int, int] | None = None
+) -> list[tuple[int, int]]:
     """(detection index, label index) of the detected cards that are labelled ones: outline box
     IoU >= IOU_MATCH, greedy, best IoU first (with `visible`, the better of the whole outline's box
     and the box of its part in view, see `visible_boxes`). Labels without boxes and one card
-    (foltys): the detection most likely to be it (face up, biggest)."""
+    (foltys): the detection most likely to be it (face up, biggest), if it is big enough to be the
+    photo's subject (SUBJECT_SHARE of `image_size`, width and height, where given)."""
     pairs: list[tuple[int, int]] = []
     if cards and all("box" in c for c in cards):
         seen = visible_boxes(dets) if visible else [_box_of(d) for d in dets]
@@ -207,7 +212,8 @@ def match(dets: list, cards: list[dict], visible: bool = False) -> list[tuple[in
             pairs.append((i, j))
     elif len(cards) == 1 and dets:
         i = max(range(len(dets)), key=lambda k: (dets[k].face == "up", _area(dets[k])))
-        pairs.append((i, 0))
+        if image_size is None or _area(dets[i]) >= SUBJECT_SHARE * image_size[0] * image_size[1]:
+            pairs.append((i, 0))
     return pairs
 
 
@@ -220,9 +226,10 @@ def score_image(result, label: dict) -> RealScore:
     s.labelled = len(cards)
     s.up_labelled = sum(1 for c in cards if c.get("code"))
     dets = list(result.cards)
-    pairs = match(dets, cards)
+    size = label.get("size")
+    pairs = match(dets, cards, image_size=size)
     s.found = len(pairs)
-    s.found_visible = len(match(dets, cards, visible=True))
+    s.found_visible = len(match(dets, cards, visible=True, image_size=size))
     if label.get("labels_complete"):
         s.detections_checked = len(dets)
         s.false_checked = len(dets) - len(pairs)

@@ -127,7 +127,7 @@ def labelled_cards(source: str, verifier_path: str | None, names=None):
         det.given = []
         result = det.detect(frame)
         cards = labels[name].get("cards", [])
-        for i, j in match(result.cards, cards):
+        for i, j in match(result.cards, cards, image_size=labels[name].get("size")):
             code = cards[j].get("code")
             corners = np.asarray(result.cards[i].corners, np.float64)
             given = next((g for g in det.given if np.abs(g[0] - corners).max() < 0.5), None)
