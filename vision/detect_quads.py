@@ -51,6 +51,10 @@ FRAME_AREA = (0.3, 0.8)  # a rectangle printed on a card's face: this share of t
 FRAME_MARGIN = 0.04  # ... clear of each side by this share of the card's width (see printed_frame_of)
 PAPER_DROP = (20.0, 0.12)  # grey levels (or this share of the paper's) below the paper: still paper
 PAPER_RING = 0.5  # ... and most of the margin along each side of a printed frame is paper
+PRINT_SHARE = 0.05  # of a card's area: a pip or index inside it is smaller (a card on a sheet of A4 is 0.09)
+INK_CONTRAST = (
+    40.0  # grey levels: a card lying inside a card-shaped outline is this much lighter than round it
+)
 MIN_SOLID = 0.93  # contour area over its hull's, for a slanted card
 MIN_SLANT_COVER = 0.95  # a slanted card's four corners cover its hull: area ratio
 MAX_SLANT_COS = 0.5  # corners of a slanted card stay within 60-120 degrees
@@ -559,13 +563,11 @@ def find_cards(
     kept: list[Quad] = []
     for score, (q, _fill, cue) in chosen:
         under = [k for k in kept if share_of_smaller(q, k.corners * scale) > 0.3]
-        if (
-            under
-            and all(printed_frame_of(k.corners * scale, q) for k in under)
-            and all(paper_between(work_img, k.corners * scale, q) for k in under)
-        ):
-            # the card round the rectangle printed on its face, which the verifier was surer of
-            # (a card on a pale counter whose own edge is faint): the card stands, not its print
+        if under and all(_print_on(work_img, k.corners * scale, q) for k in under):
+            # the card round the rectangle printed on its face, or round a pip printed on it, which
+            # the verifier was surer of (a card on a pale counter whose own edge is faint; a diamond
+            # pip is card-shaped enough, and a shadow across the card made its outline doubtful):
+            # the card stands, not its print
             kept = [k for k in kept if not any(k is u for u in under)]
         elif under:
             continue
@@ -633,6 +635,51 @@ def printed_frame_of(inner: np.ndarray, outer: np.ndarray) -> bool:
         if float(((pts - a) @ normal).min()) < need:
             return False
     return True
+
+
+def _print_on(work: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
+    """Whether the kept outline `inner` is print on the card `outer`: a frame round its pips or
+    figure with the card's paper round it, or a mark on it (a pip, an index, a patch of its paper
+    between a shadow's edge and the pips) no lighter than the paper round it."""
+    if printed_frame_of(inner, outer):
+        return paper_between(work, inner, outer)
+    return printed_mark_of(inner, outer) and not lighter_than_round(work, inner, outer)
+
+
+def lighter_than_round(work: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
+    """Whether `inner` is paper lying on something darker: its median grey INK_CONTRAST above that of
+    the band round it (half its width wide, inside `outer`). A card on a table, a tray or a printed
+    box is; a pip or an index printed on a card is darker than the paper round it, and a patch of
+    the card's own paper cut off by a shadow's edge and the pips is as light as the rest."""
+    h, w = work.shape[:2]
+    i = np.asarray(inner, np.float64).reshape(-1, 2)
+    o = np.asarray(outer, np.float64).reshape(-1, 2)
+    reach = max(2, round(0.5 * float(np.ptp(i, axis=0).min())))
+    x0, y0 = np.floor(np.maximum(i.min(axis=0) - reach - 1, 0)).astype(int)
+    x1, y1 = np.ceil(np.minimum(i.max(axis=0) + reach + 2, [w, h])).astype(int)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return True
+    gray = cv2.cvtColor(work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    m_in = np.zeros(gray.shape, np.uint8)
+    cv2.fillConvexPoly(m_in, np.round(i - [x0, y0]).astype(np.int32), 1)
+    m_out = np.zeros(gray.shape, np.uint8)
+    cv2.fillConvexPoly(m_out, np.round(o - [x0, y0]).astype(np.int32), 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    k3 = np.ones((3, 3), np.uint8)
+    band = (cv2.dilate(m_in, disc) > 0) & (cv2.dilate(m_in, k3) == 0) & (m_out > 0)
+    own = cv2.erode(m_in, k3) > 0
+    if band.sum() < 5 or own.sum() < 5:
+        return True  # too small to tell: not taken for print
+    return float(np.median(gray[own])) >= float(np.median(gray[band])) + INK_CONTRAST
+
+
+def printed_mark_of(inner: np.ndarray, outer: np.ndarray) -> bool:
+    """Whether `inner` is a mark printed on the card `outer` (a pip, an index, a detail of a court's
+    picture): wholly inside it and under PRINT_SHARE of its area. No card lies wholly on another of
+    its deck, and the paper round it must still be the card's (paper_between), so a card on a
+    table, on a sheet of paper or on a tray is never taken for print."""
+    a_in, a_out = polygon_area(inner), polygon_area(outer)
+    return a_out > 0 and a_in / a_out < PRINT_SHARE and share_of_smaller(inner, outer) >= 0.97
 
 
 def card_probability(

@@ -138,6 +138,45 @@ def test_a_card_on_a_pale_counter_is_found_by_its_edge_not_by_the_frame_printed_
     assert cards[0].code == label["code"] == "8c"
 
 
+def test_a_card_with_a_shadow_across_it_is_found_whole_not_as_a_patch_of_its_paper():
+    """foltys test51 (the real photo the repository carries): a 7d on a pale table, a phone's shadow
+    across its lower half. The verifier was surer (0.92) of a patch of the card's paper between the
+    shadow's edge and two pips than of the card (0.72), so the card was dropped for it and the felt
+    stage then took its seven pips for face-down cards. A mark inside a card, no lighter than the
+    paper round it, is print: the card stands, and its pips are no cards."""
+    from pathlib import Path
+
+    from vision.detect import Detector
+
+    folder = Path(__file__).resolve().parents[2] / "data" / "real_photos" / "foltys_single_cards"
+    cards = Detector().detect(cv2.imread(str(folder / "test51.jpg"))).cards
+    assert len(cards) == 1, [(c.face, c.code) for c in cards]
+    from vision.polygons import area
+
+    assert area(np.float32(cards[0].corners)) > 0.1 * 1200 * 1600  # the card (19 % of it), not a pip
+    assert cards[0].face == "up"
+
+
+def test_a_pip_is_print_but_a_card_on_a_sheet_or_in_a_box_is_not():
+    """What the printed-mark rule must tell apart: a red pip on a card's white paper (print), and a
+    small white card inside a card-shaped outline of something darker (a printed box on the felt, a
+    tray): lighter than round it, a card of its own."""
+    outer = np.float32([[100, 100], [400, 100], [400, 520], [100, 520]])
+    pip = np.float32([[230, 280], [270, 280], [270, 330], [230, 330]])
+    assert dq.printed_mark_of(pip, outer)
+    card_on_white = np.full((640, 640, 3), 60, np.uint8)
+    cv2.fillConvexPoly(card_on_white, np.int32(outer), (230, 230, 230))
+    cv2.fillConvexPoly(card_on_white, np.int32(pip), (40, 40, 200))
+    assert not dq.lighter_than_round(card_on_white, pip, outer)  # ink on paper
+    small_card = np.float32([[220, 270], [280, 270], [280, 354], [220, 354]])
+    felt_box = np.full((640, 640, 3), 60, np.uint8)
+    cv2.rectangle(felt_box, (100, 100), (400, 520), (200, 200, 200), 2)
+    cv2.fillConvexPoly(felt_box, np.int32(small_card), (230, 230, 230))
+    assert dq.printed_mark_of(small_card, outer)  # the size alone would take it for print...
+    assert dq.lighter_than_round(felt_box, small_card, outer)  # ... but it is paper on the felt
+    assert not dq.printed_mark_of(small_card, np.float32([[200, 250], [300, 250], [300, 380], [200, 380]]))
+
+
 def test_neither_the_top_card_of_a_pair_nor_a_card_on_a_counter_is_a_printed_frame():
     """What the printed-frame rule must not take for a card's print: the top card of an
     overlapping pair inside the pair's joint outline (it lies along its sides), and a card inside
