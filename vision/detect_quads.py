@@ -47,6 +47,7 @@ MIN_HULL_FILL = 0.9  # convex hull's area over it: a card's is ~0.98, two touchi
 PATCH_W, PATCH_H = 32, 48  # verifier's view of a proposal (portrait), margin included
 MARGIN = 0.12  # of the card size, seen around the proposal
 ACCEPT = 0.5
+CORNER_ACCEPT = 0.95  # ... and for a card proposed by two sides meeting at a corner alone (line_quads)
 FRAME_AREA = (0.3, 0.8)  # a rectangle printed on a card's face: this share of the card's area ...
 FRAME_MARGIN = 0.04  # ... clear of each side by this share of the card's width (see printed_frame_of)
 PAPER_DROP = (20.0, 0.12)  # grey levels (or this share of the paper's) below the paper: still paper
@@ -325,9 +326,9 @@ def propose(
             break
     else:
         # straight sides where no outline closed (a shadow across the card, white on pale paper)
-        for q, support in line_quads(work, ASPECT, MIN_SHORT, window):
+        for q, support, cue in line_quads(work, ASPECT, MIN_SHORT, window):
             if region is None or _quad_meets(q, region):
-                out.append((order_corners(q), support, "lines"))
+                out.append((order_corners(q), support, cue))
     out.sort(key=lambda e: -e[1])
     if not out:
         return [], truncated
@@ -556,7 +557,7 @@ def find_cards(
             return [], True
         p = verifier.prob(features_batch(work_img, [q for q, _f, _c in props]))
     chosen = sorted(
-        [(float(p[i]), props[i]) for i in range(len(props)) if p[i] >= accept]
+        [(float(p[i]), props[i]) for i in range(len(props)) if p[i] >= _accept_for(props[i][2], accept)]
         + [(k.score, (k.corners * scale, 1.0, k.cue)) for k in kept_before],
         key=lambda e: -e[0],
     )
@@ -573,6 +574,13 @@ def find_cards(
             continue
         kept.append(Quad(q / scale, score, cue))
     return kept, truncated
+
+
+def _accept_for(cue: str, accept: float) -> float:
+    """The verifier's bar for a proposal of `cue`: two sides meeting at a corner are the weakest
+    evidence of a card (the print of a foil card's face, a court's frame and the card's edge make
+    corners too), so the verifier must be sure of them (CORNER_ACCEPT)."""
+    return max(accept, CORNER_ACCEPT) if cue == "corner" else accept
 
 
 def paper_between(work: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:

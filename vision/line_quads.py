@@ -29,6 +29,9 @@ MIN_COVER = 0.6  # each side covers this share of the pair's common extent
 MIN_SUPPORT = 0.7  # the two together cover this share of both sides
 MAX_LINE_QUADS = 60
 CORNER_SHARE = 0.055  # a card's corner radius over its width (3.5 mm of 63)
+CORNER_ANGLE = 20  # degrees: two sides meeting at a corner are this near square (a slanted camera)
+CORNER_GAP = 0.2  # of a side's segment: how far short of the corner it may end (its rounding, a glare)
+CORNER_SUPPORT = 0.9  # a corner's two sides count for this much of a pair of opposite sides
 
 
 def _detector():
@@ -90,9 +93,10 @@ def line_quads(
     aspect: tuple[float, float],
     min_short: float,
     window: tuple[int, int, int, int] | None = None,
-) -> list[tuple[np.ndarray, float]]:
-    """(quad in work px, support) for every card-shaped pair of sides; support is the share of the
-    two sides the segments cover (1: both whole). With `window` (x0, y0, x1, y1, work px), only
+) -> list[tuple[np.ndarray, float, str]]:
+    """(quad in work px, support, cue) for every card-shaped pair of sides (cue "lines"; support is
+    the share of the two sides the segments cover, 1: both whole) and every corner two sides no
+    pair explains make (cue "corner", `_corner_quads`). With `window` (x0, y0, x1, y1, work px), only
     the sides in that part, judged at the whole picture's scale."""
     h, w = work.shape[:2]
     f = min(1.0, LINE_LONG / max(h, w))
@@ -144,7 +148,7 @@ def line_quads(
     # a card's straight sides end where its rounded corners begin: the outline goes on that far
     reach = CORNER_SHARE * short
     t0, t1 = t0 - reach, t1 + reach
-    out: list[tuple[np.ndarray, float]] = []
+    out: list[tuple[np.ndarray, float, str]] = []
     for k in np.flatnonzero(ok):
         corners = []
         for side, uk, ts in ((i_idx[k], ui[k], (t0[k], t1[k])), (j_idx[k], uj[k], (t1[k], t0[k]))):
@@ -153,6 +157,58 @@ def line_quads(
             corners += [mid[side] + uk * (t - c) / cos for t in ts]  # side's point over axis position t
         quad = np.array(corners, np.float32) / f
         if cv2.contourArea(quad) >= 1.0 and cv2.isContourConvex(quad.reshape(-1, 1, 2)):
-            out.append((quad, float(support[k])))
+            out.append((quad, float(support[k]), "lines"))
+    paired = np.zeros(len(seg), bool)
+    paired[i_idx[ok]] = paired[j_idx[ok]] = True
+    out += _corner_quads(seg[~paired], aspect, min_short * f, f)
     out.sort(key=lambda e: -e[1])
     return out[:MAX_LINE_QUADS]
+
+
+def _corner_quads(seg: np.ndarray, aspect: tuple[float, float], min_short: float, f: float):
+    """(quad in work px, support) for every two sides meeting at a corner, nearly square, each as
+    long as a card's side and the two in a card's proportion: the card is the parallelogram on
+    them. Where a shadow across a card leaves one long side too faint for a pair (foltys test46:
+    the left side's lower half in the shadow as grey as the table's), its other long side and an
+    end still meet at a corner. `seg`: only the sides no opposite side made a card with (the sides
+    of a found card and of the frame printed round a court's picture meet at corners that would
+    cut the card into pieces). Support is the share of both sides the segments cover, times
+    CORNER_SUPPORT (two sides are weaker evidence than two opposite ones)."""
+    if len(seg) < 2:
+        return []
+    p, q = seg[:, :2], seg[:, 2:]
+    d = q - p
+    length = np.hypot(d[:, 0], d[:, 1])
+    u = d / length[:, None]
+    i_idx, j_idx = np.triu_indices(len(seg), 1)
+    cross = u[i_idx, 0] * u[j_idx, 1] - u[i_idx, 1] * u[j_idx, 0]
+    near_square = np.abs(cross) >= math.cos(math.radians(90 - CORNER_ANGLE))
+    i_idx, j_idx, cross = i_idx[near_square], j_idx[near_square], cross[near_square]
+    # where the two lines cross: p_i + s u_i = p_j + t u_j
+    w = p[j_idx] - p[i_idx]
+    s_i = (w[:, 0] * u[j_idx, 1] - w[:, 1] * u[j_idx, 0]) / cross
+    corner = p[i_idx] + s_i[:, None] * u[i_idx]
+    out: list[tuple[np.ndarray, float]] = []
+    for k in range(len(i_idx)):
+        sides, ends = [], []
+        for side in (i_idx[k], j_idx[k]):
+            a, b = p[side], q[side]
+            da, db = float(np.hypot(*(a - corner[k]))), float(np.hypot(*(b - corner[k])))
+            near, far, gap = (a, b, da) if da <= db else (b, a, db)
+            if gap > CORNER_GAP * length[side] + 3.0 or np.dot(far - corner[k], near - corner[k]) < 0:
+                break  # the side does not end at the corner (a cross, a T, a far-off line)
+            sides.append(far - corner[k])
+            ends.append(length[side])
+        else:
+            la, lb = (float(np.hypot(*v)) for v in sides)
+            short, long_ = min(la, lb), max(la, lb)
+            if short < min_short or not aspect[0] <= short / long_ <= aspect[1]:
+                continue
+            # the far corners are rounded too: the sides go on past their segments' ends
+            grow = [1.0 + CORNER_SHARE * short / ln for ln in (la, lb)]
+            va, vb = sides[0] * grow[0], sides[1] * grow[1]
+            quad = np.array([corner[k], corner[k] + va, corner[k] + va + vb, corner[k] + vb], np.float32) / f
+            support = CORNER_SUPPORT * (ends[0] / (la * grow[0]) + ends[1] / (lb * grow[1])) / 2
+            if support >= MIN_SUPPORT * CORNER_SUPPORT and cv2.isContourConvex(quad.reshape(-1, 1, 2)):
+                out.append((quad, float(support), "corner"))
+    return out
