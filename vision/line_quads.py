@@ -88,6 +88,14 @@ def _joined(seg: np.ndarray) -> np.ndarray:
     return np.array([t[:4] for t in out], np.float64).reshape(-1, 4)
 
 
+def _ends_and_directions(seg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows (x0, y0, x1, y1) as their start points, end points, lengths and unit directions."""
+    p, q = seg[:, :2], seg[:, 2:]
+    d = q - p
+    length = np.hypot(d[:, 0], d[:, 1])
+    return p, q, length, d / length[:, None]
+
+
 def line_quads(
     work: np.ndarray,
     aspect: tuple[float, float],
@@ -111,10 +119,7 @@ def line_quads(
         seg[:, :4] += np.array([x0, y0, x0, y0], np.float32) * f
     if len(seg) < 2:
         return []
-    p, q = seg[:, :2], seg[:, 2:]
-    d = q - p
-    length = np.hypot(d[:, 0], d[:, 1])
-    u = d / length[:, None]
+    p, q, _length, u = _ends_and_directions(seg)
     ang = np.arctan2(u[:, 1], u[:, 0]) % math.pi
     mid = (p + q) / 2
     i_idx, j_idx = np.triu_indices(len(seg), 1)
@@ -176,10 +181,7 @@ def _corner_quads(seg: np.ndarray, aspect: tuple[float, float], min_short: float
     CORNER_SUPPORT (two sides are weaker evidence than two opposite ones)."""
     if len(seg) < 2:
         return []
-    p, q = seg[:, :2], seg[:, 2:]
-    d = q - p
-    length = np.hypot(d[:, 0], d[:, 1])
-    u = d / length[:, None]
+    p, q, length, u = _ends_and_directions(seg)
     i_idx, j_idx = np.triu_indices(len(seg), 1)
     cross = u[i_idx, 0] * u[j_idx, 1] - u[i_idx, 1] * u[j_idx, 0]
     near_square = np.abs(cross) >= math.cos(math.radians(90 - CORNER_ANGLE))
