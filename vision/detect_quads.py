@@ -53,9 +53,7 @@ FRAME_MARGIN = 0.04  # ... clear of each side by this share of the card's width 
 PAPER_DROP = (20.0, 0.12)  # grey levels (or this share of the paper's) below the paper: still paper
 PAPER_RING = 0.5  # ... and most of the margin along each side of a printed frame is paper
 PRINT_SHARE = 0.05  # of a card's area: a pip or index inside it is smaller (a card on a sheet of A4 is 0.09)
-INK_CONTRAST = (
-    40.0  # grey levels: a card lying inside a card-shaped outline is this much lighter than round it
-)
+LIGHTER_BY = 40.0  # grey levels: a card lying inside a card-shaped outline is this much lighter than round it
 MIN_SOLID = 0.93  # contour area over its hull's, for a slanted card
 MIN_SLANT_COVER = 0.95  # a slanted card's four corners cover its hull: area ratio
 MAX_SLANT_COS = 0.5  # corners of a slanted card stay within 60-120 degrees
@@ -576,6 +574,14 @@ def find_cards(
     return kept, truncated
 
 
+def _filled(poly: np.ndarray, origin: tuple[int, int], shape: tuple[int, int]) -> np.ndarray:
+    """A `shape` mask (1 inside) of the convex polygon `poly` (work px), on a crop at `origin`."""
+    m = np.zeros(shape, np.uint8)
+    pts = np.asarray(poly, np.float64).reshape(-1, 2) - origin
+    cv2.fillConvexPoly(m, np.round(pts).astype(np.int32), 1)
+    return m
+
+
 def _accept_for(cue: str, accept: float) -> float:
     """The verifier's bar for a proposal of `cue`: two sides meeting at a corner are the weakest
     evidence of a card (the print of a foil card's face, a court's frame and the card's edge make
@@ -595,12 +601,7 @@ def paper_between(work: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> boo
     x0, y0 = np.floor(np.maximum(o.min(axis=0), 0)).astype(int)
     x1, y1 = np.ceil(np.minimum(o.max(axis=0) + 1, [w, h])).astype(int)
     gray = cv2.cvtColor(work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-    m_out = np.zeros(gray.shape, np.uint8)
-    cv2.fillConvexPoly(m_out, np.round(o - [x0, y0]).astype(np.int32), 1)
-    m_in = np.zeros(gray.shape, np.uint8)
-    cv2.fillConvexPoly(
-        m_in, np.round(np.asarray(inner, np.float64).reshape(-1, 2) - [x0, y0]).astype(np.int32), 1
-    )
+    m_out, m_in = _filled(o, (x0, y0), gray.shape), _filled(inner, (x0, y0), gray.shape)
     k3 = np.ones((3, 3), np.uint8)
     ring = (m_out > 0) & (cv2.dilate(m_in, k3) == 0)
     inside = cv2.erode(m_in, k3) > 0
@@ -609,9 +610,7 @@ def paper_between(work: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> boo
     centre = o.mean(axis=0) - [x0, y0]
     shares = []
     for k in range(4):
-        part = np.zeros(gray.shape, np.uint8)
-        tri = np.array([centre, o[k] - [x0, y0], o[(k + 1) % 4] - [x0, y0]])
-        cv2.fillConvexPoly(part, np.round(tri).astype(np.int32), 1)
+        part = _filled(np.array([centre, o[k] - [x0, y0], o[(k + 1) % 4] - [x0, y0]]), (0, 0), gray.shape)
         ring_k, inside_k = gray[ring & (part > 0)], gray[inside & (part > 0)]
         if len(ring_k) < 5 or len(inside_k) < 5:
             return False
@@ -655,37 +654,33 @@ def _print_on(work: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
 
 
 def lighter_than_round(work: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
-    """Whether `inner` is paper lying on something darker: its median grey INK_CONTRAST above that of
+    """Whether `inner` is paper lying on something darker: its median grey LIGHTER_BY above that of
     the band round it (half its width wide, inside `outer`). A card on a table, a tray or a printed
     box is; a pip or an index printed on a card is darker than the paper round it, and a patch of
     the card's own paper cut off by a shadow's edge and the pips is as light as the rest."""
     h, w = work.shape[:2]
     i = np.asarray(inner, np.float64).reshape(-1, 2)
-    o = np.asarray(outer, np.float64).reshape(-1, 2)
     reach = max(2, round(0.5 * float(np.ptp(i, axis=0).min())))
     x0, y0 = np.floor(np.maximum(i.min(axis=0) - reach - 1, 0)).astype(int)
     x1, y1 = np.ceil(np.minimum(i.max(axis=0) + reach + 2, [w, h])).astype(int)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return True
     gray = cv2.cvtColor(work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-    m_in = np.zeros(gray.shape, np.uint8)
-    cv2.fillConvexPoly(m_in, np.round(i - [x0, y0]).astype(np.int32), 1)
-    m_out = np.zeros(gray.shape, np.uint8)
-    cv2.fillConvexPoly(m_out, np.round(o - [x0, y0]).astype(np.int32), 1)
+    m_in, m_out = _filled(i, (x0, y0), gray.shape), _filled(outer, (x0, y0), gray.shape)
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
     k3 = np.ones((3, 3), np.uint8)
     band = (cv2.dilate(m_in, disc) > 0) & (cv2.dilate(m_in, k3) == 0) & (m_out > 0)
     own = cv2.erode(m_in, k3) > 0
     if band.sum() < 5 or own.sum() < 5:
         return True  # too small to tell: not taken for print
-    return float(np.median(gray[own])) >= float(np.median(gray[band])) + INK_CONTRAST
+    return float(np.median(gray[own])) >= float(np.median(gray[band])) + LIGHTER_BY
 
 
 def printed_mark_of(inner: np.ndarray, outer: np.ndarray) -> bool:
     """Whether `inner` is a mark printed on the card `outer` (a pip, an index, a detail of a court's
-    picture): wholly inside it and under PRINT_SHARE of its area. No card lies wholly on another of
-    its deck, and the paper round it must still be the card's (paper_between), so a card on a
-    table, on a sheet of paper or on a tray is never taken for print."""
+    picture): wholly inside it and under PRINT_SHARE of its area (no card lies wholly on another of
+    its deck). By shape alone: `_print_on` also asks that it be no lighter than round it, so a small
+    card on a table, a tray or in a printed box is not taken for print (`lighter_than_round`)."""
     a_in, a_out = polygon_area(inner), polygon_area(outer)
     return a_out > 0 and a_in / a_out < PRINT_SHARE and share_of_smaller(inner, outer) >= 0.97
 

@@ -170,8 +170,10 @@ def line_quads(
     return out[:MAX_LINE_QUADS]
 
 
-def _corner_quads(seg: np.ndarray, aspect: tuple[float, float], min_short: float, f: float):
-    """(quad in work px, support) for every two sides meeting at a corner, nearly square, each as
+def _corner_quads(
+    seg: np.ndarray, aspect: tuple[float, float], min_short: float, f: float
+) -> list[tuple[np.ndarray, float, str]]:
+    """(quad in work px, support, "corner") for every two sides meeting at a corner, nearly square, each as
     long as a card's side and the two in a card's proportion: the card is the parallelogram on
     them. Where a shadow across a card leaves one long side too faint for a pair (foltys test46:
     the left side's lower half in the shadow as grey as the table's), its other long side and an
@@ -190,7 +192,7 @@ def _corner_quads(seg: np.ndarray, aspect: tuple[float, float], min_short: float
     w = p[j_idx] - p[i_idx]
     s_i = (w[:, 0] * u[j_idx, 1] - w[:, 1] * u[j_idx, 0]) / cross
     corner = p[i_idx] + s_i[:, None] * u[i_idx]
-    out: list[tuple[np.ndarray, float]] = []
+    out: list[tuple[np.ndarray, float, str]] = []
     for k in range(len(i_idx)):
         sides, ends = [], []
         for side in (i_idx[k], j_idx[k]):
