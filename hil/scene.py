@@ -546,6 +546,25 @@ def random_button(rng: np.random.Generator, center) -> DealerButton:
     )
 
 
+def laid_out_deck(
+    deck: str, codes: list[str], felt: str = "green", seed: int = 0, per_row: int = 13
+) -> TableScene:
+    """A deck laid face up for enrolment (vision.enroll_table): `codes` in rows of `per_row`, read
+    top to bottom and left to right, a finger's width apart, each a few millimetres and degrees off
+    as a hand lays them."""
+    rng = np.random.default_rng(seed)
+    scene = TableScene(seats=6, deck=deck, felt=FELTS[felt])
+    rows = (len(codes) + per_row - 1) // per_row
+    for k, code in enumerate(codes):
+        r, c = divmod(k, per_row)
+        x = (c - (per_row - 1) / 2) * 82.0 + rng.normal(0, 3)
+        y = (r - (rows - 1) / 2) * 110.0 + rng.normal(0, 3)
+        scene.cards.append(
+            CardPlacement((float(x), float(y)), float(rng.normal(0, 2)), code, True, zone="board")
+        )
+    return scene
+
+
 def random_scene(
     seed: int, seats: int | None = None, deck: str = "anglo_poker", hard: bool = True
 ) -> TableScene:

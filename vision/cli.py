@@ -22,6 +22,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="MODEL_FILE")
     p.set_defaults(handler=cmd_enroll)
 
+    p = sub.add_parser(
+        "enroll-table",
+        help="learn a deck from photos of it laid out face up on the table, taken by the table's camera",
+    )
+    p.add_argument("photos", nargs="+", metavar="PHOTO", help="the deck in rows, face up, each card whole")
+    p.add_argument("--out", required=True, metavar="MODEL_FILE")
+    p.add_argument(
+        "--cards",
+        required=True,
+        metavar="DIR",
+        help="where each card's picture is written (As.png ...; unread-*.png for cards given no code): "
+        "rename or add pictures there and `vision enroll DIR` makes the model by hand",
+    )
+    how = p.add_mutually_exclusive_group()
+    how.add_argument(
+        "--rows",
+        metavar="SUITS",
+        help="one suit a row, ace to king, rows top to bottom in this suit order (e.g. shdc); "
+        "without --rows or --order the built-in reader names the cards (standard indices only)",
+    )
+    how.add_argument(
+        "--order", metavar="CODES", help="the codes in reading order, rows top to bottom, photos in turn"
+    )
+    p.add_argument(
+        "--back", metavar="IMAGE", help="a photo of the deck's back (else a face-down card laid out)"
+    )
+    p.set_defaults(handler=cmd_enroll_table)
+
     p = sub.add_parser("detect", help="cards and dealer button in images, one JSON object per image")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument(
@@ -110,6 +138,74 @@ def cmd_enroll(args) -> int:
                 f"its {names}, so the deck's own pictures alone settle those look-alikes (e.g. 7{pair[0]}/7{pair[1]})",
                 file=sys.stderr,
             )
+    return 0
+
+
+def cmd_enroll_table(args) -> int:
+    import cv2
+
+    from vision.enroll_table import enrol_from_photos, parse_order, rows_order, write_cards
+    from vision.image_header import ImageHeaderError, check_image
+    from vision.read import DeckModelError, card_from_image, enroll_deck
+
+    try:
+        order = rows_order(args.rows) if args.rows else parse_order(args.order) if args.order else None
+    except ValueError as exc:
+        _err(f"enroll-table: {exc}")
+        return 2
+    frames = []
+    for path in args.photos + ([args.back] if args.back else []):
+        try:
+            check_image(path)  # the pixel budget, from the header, before decoding
+            frame = cv2.imread(path, cv2.IMREAD_COLOR)
+        except (ImageHeaderError, OSError) as exc:
+            _err(f"enroll-table: {path}: {exc}")
+            return 2
+        if frame is None:
+            _err(f"enroll-table: {path}: not an image this build can read")
+            return 2
+        frames.append(frame)
+    back = frames.pop() if args.back else None
+    got = enrol_from_photos(frames, order)
+    if back is not None:
+        try:
+            got.cards["back"] = card_from_image(back)
+        except DeckModelError as exc:
+            _err(f"enroll-table: {args.back}: {exc}")
+            return 2
+    try:
+        names = write_cards(got, args.cards)
+    except OSError as exc:
+        _err(f"enroll-table: {exc}")
+        return 2
+    up = sum(c.face == "up" for c in got.found)
+    print(
+        f"found {len(got.found)} cards ({up} face up) on {len(frames)} photo(s); "
+        f"{len(names)} pictures in {args.cards}",
+        file=sys.stderr,
+    )
+    for w in got.warnings:
+        _err(f"enroll-table: note: {w}")
+    if not got.complete:
+        for p in got.problems:
+            _err(f"enroll-table: {p}")
+        _err(
+            f"enroll-table: no model written; fix the layout and run again, or fix {args.cards} and run `vision enroll {args.cards} --out {args.out}`"
+        )
+        return 1
+    try:
+        model, _ = enroll_deck(args.cards)
+        model.save(args.out)
+    except DeckModelError as exc:
+        _err(f"enroll-table: {exc}")
+        return 1
+    except OSError as exc:
+        _err(f"enroll-table: cannot write {args.out}: {exc.strerror or exc}")
+        return 2
+    print(
+        f"enrolled 52 cards ({'with back' if model.back is not None else 'no back image'}) -> {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 

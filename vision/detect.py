@@ -1073,7 +1073,9 @@ class Detector:
         where the built-in reader, whose index network learnt suit symbols from many decks, was
         sure of the right one (rendered tables, seeds 7000-7059 of bench_vision's scenes: enrolled
         reading 0.978 -> 0.991 on the drawn deck, 0.994 -> 1.000 on neoclassical, none lost on
-        bellot or aguilar)."""
+        bellot or aguilar). Only for the suit pairs the built-in reader knows on this deck's own
+        pictures (`DeckModel.trusted_pairs`): on a deck that draws its clubs like spades it would
+        overrule the templates' right answer."""
         code = res.code
         if code is None or res.face != "up" or res.confidence >= ENROLLED_UNSURE:
             return None
@@ -1081,8 +1083,8 @@ class Detector:
         other = seen.code
         if other is None or seen.face != "up" or other[0] != code[0] or other == code:
             return None
-        if (other[1] in "hd") != (code[1] in "hd"):
-            return None
+        if not any({other[1], code[1]} == set(pair) for pair in getattr(self.model, "trusted_pairs", ())):
+            return None  # another colour, or suits this deck draws unlike most (DeckModel.trusted_pairs)
         conf = seen.confidence
         if self.calibrate is not None:
             conf = self.calibrate(conf, rules_alone=seen.rules_alone)
