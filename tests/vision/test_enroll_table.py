@@ -89,7 +89,7 @@ def test_a_code_read_twice_is_a_problem_for_both_places():
     assert any(p.startswith("missing: ") and "As" in p and "Ks" in p for p in got.problems)
 
 
-def test_orders_are_checked_before_any_photo_is_looked_at():
+def test_orders_are_read_strictly_and_name_what_is_wrong():
     assert rows_order("SHDC")[:2] == ["As", "2s"] and rows_order("shdc")[-1] == "Kc"
     with pytest.raises(ValueError, match="each of the four suits"):
         rows_order("shd")
@@ -136,3 +136,17 @@ def test_enroll_table_command_writes_the_cards_and_a_model_or_says_what_is_wrong
     assert "found 52 cards face up, the order names 51" in r.stderr and "no model written" in r.stderr
     assert not (tmp_path / "m4").exists()
     assert len(list((tmp_path / "c4").glob("unread-1-*.png"))) == 52
+
+
+def test_a_deck_laid_out_in_two_photos_is_read_in_turn():
+    """A camera that sees less of the table: half the deck a photo, rows continuing across them."""
+    codes = rows_order("cdhs")
+    photos = [
+        render(laid_out_deck("drawn", half, "teal", seed=7 + k), 1920, 1080, seed=7 + k)[0]
+        for k, half in enumerate((codes[:26], codes[26:]))
+    ]
+    got = enrol_from_photos(photos, codes)
+    assert got.complete, got.problems
+    assert [c.photo for c in got.found].count(1) == 26
+    first_of_second = next(c for c in got.found if c.photo == 1 and c.row == 0 and c.place == 0)
+    assert first_of_second.code == "Ah"  # the built-in reader agrees with the place: hearts start photo 2
