@@ -148,10 +148,10 @@ NET_SIZE_SPAN = 0.25  # the cards of one deck are one size and shape: with two o
 COURT_MIN_WIDTH = 30.0
 SMALL_COURT_CONFIDENCE = 0.3
 # an enrolled reading less sure than this (DeckModel.read: 0.5 + 2.5 x the templates' margin, so the
-# margin vision.read.LOOK_ALIKE_MARGIN) between two suits of one colour is settled by the built-in
-# reader when it is at least SETTLES_LOOK_ALIKE sure, calibrated (Detector._look_alike_settled)
+# margin vision.read.LOOK_ALIKE_MARGIN) is settled by the built-in reader when it is at least
+# SETTLES_ENROLLED sure, calibrated, of one of the templates' likeliest codes (Detector._settled_by_builtin)
 ENROLLED_UNSURE = 0.5 + 2.5 * LOOK_ALIKE_MARGIN
-SETTLES_LOOK_ALIKE = 0.9
+SETTLES_ENROLLED = 0.9
 CANON_W, CANON_H = 100, 140  # canonical card warp for face and reading
 # tracked frames: compared with the last frame looked at in full on a picture 480-960 px wide
 # (halvings of the frame, 4K sampled down to 960 first: about 1 ms); where nothing there is off by more than
@@ -1051,7 +1051,7 @@ class Detector:
         if self.model is not None:
             res: ReadResult = self.model.read(canon, visible, own)
             conf = res.confidence
-            settled = self._look_alike_settled(res, canon, visible, own, corners)
+            settled = self._settled_by_builtin(res, canon, visible, own, corners)
             if settled is not None:
                 return res.face, *settled
         else:
@@ -1063,32 +1063,39 @@ class Detector:
             conf = min(conf, SMALL_COURT_CONFIDENCE)
         return res.face, res.code, conf
 
-    def _look_alike_settled(self, res: ReadResult, canon, visible, own, corners) -> tuple[str, float] | None:
+    def _settled_by_builtin(self, res: ReadResult, canon, visible, own, corners) -> tuple[str, float] | None:
         """The built-in reader's code and calibrated confidence where the enrolled deck's templates
-        hardly tell two suits of one colour apart (`res`, the enrolled reading, no surer than
-        ENROLLED_UNSURE) and the built-in reader is sure (SETTLES_LOOK_ALIKE) of the same rank in
-        the other suit of that colour; else None. The templates compare whole pictures, where a
-        club and a spade of one rank differ in a few pixels of each pip: on the drawn deck they
-        read 7c, Tc, 5c as spades at 0.5-0.51 (a dead heat), and neoclassical's 3d, 2d as hearts,
-        where the built-in reader, whose index network learnt suit symbols from many decks, was
-        sure of the right one (rendered tables, seeds 7000-7059 of bench_vision's scenes: enrolled
-        reading 0.978 -> 0.991 on the drawn deck, 0.994 -> 1.000 on neoclassical, none lost on
-        bellot or aguilar). Only for the suit pairs the built-in reader knows on this deck's own
-        pictures (`DeckModel.trusted_pairs`): on a deck that draws its clubs like spades it would
-        overrule the templates' right answer."""
+        are unsure (`res`, the enrolled reading, under ENROLLED_UNSURE), the built-in reader is sure
+        (SETTLES_ENROLLED, calibrated) of another code, and the templates rank that code among the
+        deck's likeliest (`res.candidates`); else None. Two suits of one colour of the same rank
+        only where the built-in reader knows this deck's shapes of them (`DeckModel.trusted_pairs`:
+        on a deck that draws its clubs like spades it would overrule the templates' right answer).
+
+        The templates compare whole pictures, as enrolled: where a club and a spade of one rank
+        differ in a few pixels of each pip (the drawn deck's 7c, Tc, 5c read as spades in a dead
+        heat, 0.50-0.51; neoclassical's 3d, 2d as hearts), and where the light, the camera or the
+        background is not the enrolment's (edje's one pinochle deck enrolled from one photo of each
+        card and read on its 130 other photos: enrolled 0.709, built-in 0.886), the built-in
+        reader, which learnt from many decks and real photos, is the surer. Rendered tables (seeds
+        7000-7059): enrolled 0.978 -> 0.991 on the drawn deck, 0.994 -> 1.000 on neoclassical,
+        aguilar unchanged, bellot 0.991 -> 0.987 (its small indices: the built-in reader sure of a
+        wrong 3s for a 2s); edje (bench/bench_enroll_real.py) 0.709 -> 0.774."""
         code = res.code
         if code is None or res.face != "up" or res.confidence >= ENROLLED_UNSURE:
             return None
         seen = self.builtin.read(canon, visible, own, seen_width=_card_dims(corners)[0])
         other = seen.code
-        if other is None or seen.face != "up" or other[0] != code[0] or other == code:
+        if other is None or seen.face != "up" or other == code or other not in res.candidates:
             return None
-        if not any({other[1], code[1]} == set(pair) for pair in getattr(self.model, "trusted_pairs", ())):
-            return None  # another colour, or suits this deck draws unlike most (DeckModel.trusted_pairs)
+        look_alike = other[0] == code[0] and (other[1] in "hd") == (code[1] in "hd")
+        if look_alike and not any(
+            {other[1], code[1]} == set(p) for p in getattr(self.model, "trusted_pairs", ())
+        ):
+            return None  # suits this deck draws unlike most (DeckModel.trusted_pairs)
         conf = seen.confidence
         if self.calibrate is not None:
             conf = self.calibrate(conf, rules_alone=seen.rules_alone)
-        return (other, conf) if conf >= SETTLES_LOOK_ALIKE else None
+        return (other, conf) if conf >= SETTLES_ENROLLED else None
 
     def _discs(self, frame, mask, leftovers, rects, scale, card_w):
         discs = []

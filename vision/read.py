@@ -85,6 +85,8 @@ class ReadResult:
     # the built-in reader's rules read it without the index network being asked (a card too small for
     # it, or no network): its score is calibrated by the rules' own map (vision.confidence)
     rules_alone: bool = False
+    # an enrolled reading: the deck's codes its templates matched best, best first (INDEX_CANDIDATES)
+    candidates: tuple[str, ...] = ()
 
 
 # -- face ------------------------------------------------------------------------------------
@@ -253,18 +255,18 @@ class DeckModel:
         down = judge_face(canon, face, visible)
         if down is not None and not network_face(canon, face, visible):
             return down
-        best, second, code = self._match(canon, face, norm)
+        best, second, code, ranked = self._match(canon, face, norm)
         if best < TURN_MATCH:
             # no card of the deck matches well: the card may have been warped on its side (see
             # _quarter_turn); the better of the two ways round stands
             side, side_face = _quarter_turn(canon, face)
             turned = self._match(side, side_face)
             if turned[0] > best:
-                best, second, code = turned
+                best, second, code, ranked = turned
         if down is not None and best <= MATCH_FLOOR:
             return down  # the network saw a face, but it is none of this deck's
         conf = max(0.0, min(0.99, 0.5 + (best - second) * 2.5)) if best > MATCH_FLOOR else 0.2
-        return ReadResult("up", code if best > MATCH_FLOOR else None, conf)
+        return ReadResult("up", code if best > MATCH_FLOOR else None, conf, candidates=ranked)
 
     def _face_similarity(self, full: np.ndarray, w: np.ndarray) -> float:
         """The best whole-card correlation of the card (what `w` leaves in view) with any of the
@@ -304,7 +306,8 @@ class DeckModel:
 
     def _match(
         self, canon: np.ndarray, visible: np.ndarray, norm: np.ndarray | None = None
-    ) -> tuple[float, float, str]:
+    ) -> tuple[float, float, str, tuple[str, ...]]:
+        """(best score, runner-up's score, code, the codes matched best, best first)."""
         norm = _normalise(canon) if norm is None else norm
         # the whole card, in both upright orientations (the better one counts)
         s_full = np.full(len(self.codes), -1.0)
@@ -380,11 +383,14 @@ class DeckModel:
             best, second = ranked[0], ranked[1]
             margin = both[best] - both[second]
             best, second, margin = self._look_alike(canon, visible, best, second, margin)
-            return float(scores[best]), float(scores[best]) - margin, self.codes[best]
+            return float(scores[best]), float(scores[best]) - margin, self.codes[best], self._ranked(order)
         best, second = int(order[0]), int(order[1])
         margin = float(scores[best] - scores[second])
         best, second, margin = self._look_alike(canon, visible, best, second, margin)
-        return float(scores[best]), float(scores[best]) - margin, self.codes[best]
+        return float(scores[best]), float(scores[best]) - margin, self.codes[best], self._ranked(order)
+
+    def _ranked(self, order: np.ndarray) -> tuple[str, ...]:
+        return tuple(self.codes[int(k)] for k in order[:INDEX_CANDIDATES])
 
     def _look_alike(self, canon, visible, best: int, second: int, margin: float):
         """Same rank, suits of one colour (7c/7s, 6h/6d) and a close call: the shapes of the suit

@@ -636,3 +636,47 @@ def test_an_enrolled_deck_s_look_alike_suits_are_settled_by_the_builtin_reader(t
         assert np.hypot(*np.subtract(card.center, true["center"])) < 0.35 * truth["card_width_px"]
         assert (card.code, seed) == (code, seed)
         assert card.confidence >= 0.9
+
+
+def test_an_enrolled_deck_read_under_other_light_is_settled_by_a_sure_builtin_reader(monkeypatch):
+    """edje's one pinochle deck, enrolled as `vision enroll-table` would (each card's picture cut
+    out of the first sample photo showing it apart) and read on the sample's other photos, taken
+    with other cameras, light and backgrounds: the templates, unsure there, read fewer right than
+    with the built-in reader settling them where it is sure of one of their likeliest codes."""
+    from pathlib import Path
+
+    import vision.detect as detect
+    from bench.bench_enroll_real import detector, enrol_from_labels
+    from vision.index_net import use_weights as use_index_weights
+    from vision.read_glyph import use_weights as use_glyph_weights
+    from vision.real_photos import load_labels
+
+    source = "edje_pinochle_train"
+    root = Path(detect.__file__).resolve().parents[1] / "data" / "real_photos"  # the repository's sample
+    labels = load_labels(root / source)
+    fold = Path(detect.__file__).resolve().parent / "loso"
+    use_glyph_weights(fold / f"read_glyphs_without_{source}.npz")
+    use_index_weights(fold / f"index_net_without_{source}.onnx")
+    try:
+        model, used, _missing = enrol_from_labels(root, source, labels)
+        right, settled = {}, detect.ENROLLED_UNSURE
+        for unsure in (settled, 0.0):  # 0: the templates alone
+            monkeypatch.setattr(detect, "ENROLLED_UNSURE", unsure)
+            det = detector(source, budget_ms=None)
+            det.model = model
+            right[unsure], total = 0, 0
+            for name in sorted(set(labels) - used):
+                frame = cv2.imread(str(root / source / name), cv2.IMREAD_COLOR)
+                det.card_width_hint = None
+                res = det.detect(frame)
+                for i, j in match(res.cards, labels[name]["cards"], image_size=labels[name].get("size")):
+                    code = labels[name]["cards"][j].get("code")
+                    if code and res.cards[i].face == "up":
+                        total += 1
+                        right[unsure] += res.cards[i].code == code
+    finally:
+        use_glyph_weights(None)
+        use_index_weights(None)
+    assert total >= 25
+    assert right[0.0] < right[settled]
+    assert right[settled] >= 0.8 * total, (right, total)
