@@ -26,7 +26,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "enroll-table",
         help="learn a deck from photos of it laid out face up on the table, taken by the table's camera",
     )
-    p.add_argument("photos", nargs="+", metavar="PHOTO", help="the deck in rows, face up, each card whole")
+    p.add_argument(
+        "photos",
+        nargs="+",
+        metavar="PHOTO",
+        help="the deck in rows, face up, each card whole: image files, or a camera (v4l2:/dev/video0, "
+        "picamera2:0, video:FILE) whose frame is taken now",
+    )
     p.add_argument("--out", required=True, metavar="MODEL_FILE")
     p.add_argument(
         "--cards",
@@ -147,6 +153,7 @@ def cmd_enroll_table(args) -> int:
     from vision.enroll_table import enrol_from_photos, parse_order, rows_order, write_cards
     from vision.image_header import ImageHeaderError, check_image
     from vision.read import DeckModelError, card_from_image, enroll_deck
+    from vision.sources import CAMERA_KINDS, FrameSourceError, grab_frame
 
     try:
         order = rows_order(args.rows) if args.rows else parse_order(args.order) if args.order else None
@@ -155,6 +162,13 @@ def cmd_enroll_table(args) -> int:
         return 2
     frames = []
     for path in args.photos + ([args.back] if args.back else []):
+        if not Path(path).exists() and path.startswith(CAMERA_KINDS):
+            try:  # a camera: the still is taken now, by the camera the service will read
+                frames.append(grab_frame(path))
+            except FrameSourceError as exc:
+                _err(f"enroll-table: {exc}")
+                return 2
+            continue
         try:
             check_image(path)  # the pixel budget, from the header, before decoding
             frame = cv2.imread(path, cv2.IMREAD_COLOR)

@@ -71,6 +71,34 @@ def open_frames(
     return _guard(spec, source.frames(fps=fps))
 
 
+CAMERA_KINDS = ("v4l2:", "picamera2:", "video:", "sim:", "/dev/")  # specs grab_frame takes a frame of
+SETTLE_FRAMES = 10  # grab_frame: frames let go first, while the camera's exposure and white balance settle
+
+
+def grab_frame(spec: str, settle: int = SETTLE_FRAMES, timeout_s: float = 5.0) -> np.ndarray:
+    """One frame of a camera (a spec of open_frames), taken after `settle` frames, as a still for
+    what is done once (a deck's enrolment): the picture the service will see, from the same camera at
+    the same size. A source that ends sooner gives its last frame; one that gives none, or cannot
+    open, raises FrameSourceError naming it."""
+    spec = f"v4l2:{spec}" if spec.startswith("/dev/") else spec
+
+    async def grab() -> np.ndarray:
+        frames = open_frames(spec, timeout_s=timeout_s)
+        last, n = None, 0
+        try:
+            async for _t, frame in frames:
+                last, n = frame, n + 1
+                if n > settle:
+                    break
+        finally:
+            await frames.aclose()
+        if last is None:
+            raise FrameSourceError(f"{spec}: gave no frame")
+        return last
+
+    return asyncio.run(grab())
+
+
 def is_live(spec: str) -> bool:
     """A camera that goes on filming while its frames wait (V4L2, Picamera2): a frame left waiting
     behind a slow one is stale, so only the newest is worth reading. Files, folders, the simulated

@@ -150,3 +150,34 @@ def test_a_deck_laid_out_in_two_photos_is_read_in_turn():
     assert [c.photo for c in got.found].count(1) == 26
     first_of_second = next(c for c in got.found if c.photo == 1 and c.row == 0 and c.place == 0)
     assert first_of_second.code == "Ah"  # the built-in reader agrees with the place: hearts start photo 2
+
+
+def test_enroll_table_takes_its_still_from_a_camera(drawn_layout, tmp_path):
+    """The still taken by the camera the service will read (here a recorded one: a video of the
+    laid-out deck), after its first frames let the exposure settle; a camera that cannot open is
+    named and nothing is written."""
+    frame, _ = drawn_layout
+    video = tmp_path / "table.mp4"
+    writer = cv2.VideoWriter(
+        str(video), cv2.VideoWriter_fourcc(*"mp4v"), 10, (frame.shape[1], frame.shape[0])
+    )
+    assert writer.isOpened()
+    for _ in range(14):
+        writer.write(frame)
+    writer.release()
+    r = _cli(
+        f"video:{video}?fast",
+        "--rows",
+        "shdc",
+        "--cards",
+        str(tmp_path / "cards"),
+        "--out",
+        str(tmp_path / "v.deck"),
+    )
+    assert r.returncode == 0, r.stderr
+    assert load_model(tmp_path / "v.deck").codes == list(ALL_CODES)
+    r = _cli(
+        "v4l2:/dev/video97", "--rows", "shdc", "--cards", str(tmp_path / "c2"), "--out", str(tmp_path / "m2")
+    )
+    assert r.returncode == 2 and "/dev/video97" in r.stderr
+    assert not (tmp_path / "m2").exists() and not (tmp_path / "c2").exists()

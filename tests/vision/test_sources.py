@@ -215,3 +215,19 @@ def test_vision_track_reads_a_folder_in_order_through_the_read_ahead(tmp_path):
     got = [(i, name.rsplit("/", 1)[-1], why) for i, name, _f, why in read_ahead(read_frames([str(tmp_path)]))]
     assert [g[1] for g in got] == ["f00.png", "f01.png", "f02.png", "f02b.png", "f03.png", "f04.png"]
     assert [g[0] for g in got] == list(range(6)) and got[3][2] == "not a readable image"
+
+
+def test_grab_frame_lets_the_camera_settle_and_takes_the_next_frame(tmp_path):
+    """A still for a one-off job (a deck's enrolment): the first frames, taken while the exposure
+    settles, are let go; a source that ends sooner gives its last; one that cannot open is named."""
+    from vision.sources import grab_frame
+
+    video = tmp_path / "grey.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    for level in range(0, 200, 20):  # ten frames, each lighter
+        writer.write(np.full((48, 64, 3), level, np.uint8))
+    writer.release()
+    assert abs(float(grab_frame(f"video:{video}?fast", settle=3).mean()) - 60) < 6
+    assert abs(float(grab_frame(f"video:{video}?fast", settle=30).mean()) - 180) < 6
+    with pytest.raises(FrameSourceError, match="nope.avi"):
+        grab_frame(f"video:{tmp_path / 'nope.avi'}")
