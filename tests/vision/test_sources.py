@@ -229,5 +229,5 @@ def test_grab_frame_lets_the_camera_settle_and_takes_the_next_frame(tmp_path):
     writer.release()
     assert abs(float(grab_frame(f"video:{video}?fast", settle=3).mean()) - 60) < 6
     assert abs(float(grab_frame(f"video:{video}?fast", settle=30).mean()) - 180) < 6
-    with pytest.raises(FrameSourceError, match="nope.avi"):
+    with pytest.raises(FrameSourceError, match=r"nope\.avi"):
         grab_frame(f"video:{tmp_path / 'nope.avi'}")
