@@ -54,6 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--back", metavar="IMAGE", help="a photo of the deck's back (else a face-down card laid out)"
     )
+    p.add_argument(
+        "--overlay",
+        metavar="OUT.png",
+        help="draw each card's outline and the code it was enrolled as ('?': none); OUT-1.png, ... per photo",
+    )
     p.set_defaults(handler=cmd_enroll_table)
 
     p = sub.add_parser("detect", help="cards and dealer button in images, one JSON object per image")
@@ -150,7 +155,7 @@ def cmd_enroll(args) -> int:
 def cmd_enroll_table(args) -> int:
     import cv2
 
-    from vision.enroll_table import enrol_from_photos, parse_order, rows_order, write_cards
+    from vision.enroll_table import draw_enrolment, enrol_from_photos, parse_order, rows_order, write_cards
     from vision.image_header import ImageHeaderError, check_image
     from vision.read import DeckModelError, card_from_image, enroll_deck
     from vision.sources import CAMERA_KINDS, FrameSourceError, grab_frame
@@ -189,6 +194,10 @@ def cmd_enroll_table(args) -> int:
             return 2
     try:
         names = write_cards(got, args.cards)
+        for k, frame in enumerate(frames) if args.overlay else ():
+            path = _overlay_path(args.overlay, k, len(frames))
+            if not cv2.imwrite(path, draw_enrolment(frame, got, k)):
+                raise OSError(f"cannot write {path}")
     except OSError as exc:
         _err(f"enroll-table: {exc}")
         return 2

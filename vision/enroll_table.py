@@ -54,6 +54,7 @@ class TableCard:
     canon: np.ndarray  # the card warped straight (CANON_W x CANON_H, BGR)
     center: tuple[float, float]
     corners: list
+    given: str | None = None  # the code (or 'back') its picture was enrolled as, if any
 
     def where(self) -> str:
         return f"photo {self.photo + 1} row {self.row + 1} card {self.place + 1}"
@@ -193,7 +194,8 @@ def enrol_from_photos(
     down = [c for c in out.found if c.face == "down" and c.confidence >= SURE_BACK]
     up = [c for c in out.found if not any(c is d for d in down)]
     if down:
-        out.cards["back"] = max(down, key=lambda c: c.confidence).canon
+        back = max(down, key=lambda c: c.confidence)
+        out.cards["back"], back.given = back.canon, "back"
         if len(down) > 1:
             out.warnings.append(
                 f"{len(down)} cards face down ({', '.join(c.where() for c in down)}): the back is taken from "
@@ -219,7 +221,7 @@ def _by_order(out: Enrolment, up: list[TableCard], order: list[str]) -> None:
         )
         return
     for card, code in zip(up, order, strict=True):
-        out.cards[code] = card.canon
+        out.cards[code], card.given = card.canon, code
         if card.code is not None and card.code != code and card.confidence >= MIN_CONFIDENCE:
             out.warnings.append(
                 f"{card.where()}: the order says {code}, the built-in reader is sure it is {card.code} "
@@ -240,7 +242,7 @@ def _by_reading(out: Enrolment, up: list[TableCard], min_confidence: float) -> N
         if len(cards) > 1:
             out.problems.append(f"{code} read twice: " + ", ".join(c.where() for c in cards))
             continue
-        out.cards[code] = cards[0].canon
+        out.cards[code], cards[0].given = cards[0].canon, code
 
 
 def _length(corners) -> float:
@@ -292,3 +294,23 @@ def write_cards(enrolment: Enrolment, folder) -> list[str]:
                 raise OSError(f"cannot write {d / name}")
             names.append(name)
     return names
+
+
+def draw_enrolment(frame: np.ndarray, enrolment: Enrolment, photo: int) -> np.ndarray:
+    """One photo with what enrolment made of it, for the installer to check by looking: each card's
+    fitted outline, green with the code its picture was enrolled as, orange with '?' where it got
+    none (the problems name it by row and place)."""
+    from vision.overlay import DOWN, UP, Labels
+
+    out = frame.copy()
+    t = max(1, round(frame.shape[1] / 900))
+    labels = Labels(out, t)
+    for card in enrolment.found:
+        if card.photo != photo:
+            continue
+        colour = UP if card.given else DOWN
+        pts = np.round(np.asarray(card.corners)).astype(np.int32)
+        cv2.polylines(out, [pts], True, colour, 2 * t, cv2.LINE_AA)
+        text = card.given or "?"
+        labels.put(text, (int(card.center[0]) - 12 * t, int(card.center[1]) + 5 * t), colour, outline=True)
+    return out

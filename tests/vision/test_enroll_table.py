@@ -109,9 +109,17 @@ def test_enroll_table_command_writes_the_cards_and_a_model_or_says_what_is_wrong
     photo = tmp_path / "deck.png"
     cv2.imwrite(str(photo), frame)
     out, cards = tmp_path / "venue.deck", tmp_path / "cards"
-    r = _cli(str(photo), "--rows", "shdc", "--cards", str(cards), "--out", str(out))
+    overlay = tmp_path / "check.png"
+    r = _cli(
+        str(photo), "--rows", "shdc", "--cards", str(cards), "--out", str(out), "--overlay", str(overlay)
+    )
     assert r.returncode == 0, r.stderr
     assert "enrolled 52 cards" in r.stderr
+    drawn = cv2.imread(str(overlay))  # every card outlined in green, none orange ('?': no code)
+    assert drawn.shape == frame.shape
+    green = (drawn[:, :, 1] > 200) & (drawn[:, :, 0] < 30) & (drawn[:, :, 2] < 30)
+    orange = (drawn[:, :, 2] > 230) & (np.abs(drawn[:, :, 1].astype(int) - 140) < 20) & (drawn[:, :, 0] < 30)
+    assert green.sum() > 52 * 200 and orange.sum() == 0
     assert {p.stem for p in cards.glob("*.png")} >= set(ALL_CODES)
     assert load_model(out).codes == list(ALL_CODES)
     # a wrong suit list, a photo that is not one: named, nothing written
@@ -131,11 +139,16 @@ def test_enroll_table_command_writes_the_cards_and_a_model_or_says_what_is_wrong
         str(tmp_path / "c4"),
         "--out",
         str(tmp_path / "m4"),
+        "--overlay",
+        str(tmp_path / "short.png"),
     )
     assert r.returncode == 1
     assert "found 52 cards face up, the order names 51" in r.stderr and "no model written" in r.stderr
     assert not (tmp_path / "m4").exists()
     assert len(list((tmp_path / "c4").glob("unread-1-*.png"))) == 52
+    drawn = cv2.imread(str(tmp_path / "short.png"))  # no card placed: every outline orange
+    orange = (drawn[:, :, 2] > 230) & (np.abs(drawn[:, :, 1].astype(int) - 140) < 20) & (drawn[:, :, 0] < 30)
+    assert orange.sum() > 52 * 200
 
 
 def test_a_deck_laid_out_in_two_photos_is_read_in_turn():
