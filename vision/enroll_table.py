@@ -36,7 +36,7 @@ SURE_BACK = 0.9
 # cards whose centres lie less than this share of a card's length apart, top to bottom, are one row
 ROW_SHARE = 0.5
 # tight_outline: the window round a card, as a share of its length each way, and how far the fitted
-# rectangle's area may be from the detector's outline's (either way) to be the same card
+# rectangle's area may be from the deck's card size on the photo (either way) to be the card
 OUTLINE_PAD = 0.2
 OUTLINE_AREA = 1.3
 
