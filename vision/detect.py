@@ -113,6 +113,9 @@ COPY_SIZE = 0.15
 UNDER_TRIM = 0.08
 UNDER_FIT = 0.75
 UNDER_SLACK = 0.1
+# the felt's median window (Detector._felt_of), where the cards are longer than it, spans this many
+# card lengths: what a 1080p table's 9 cells already span (about 2.4 of its 52 px cards)
+FELT_CARDS = 2.4
 # verified cards this long for their width (88/63 = 1.4, a little perspective either way) are whole
 # ones: in a fan the verifier vouches for the cards under others too, as narrow strips of their full
 # length, whose median width is a strip's
@@ -274,6 +277,7 @@ class Detector:
         # False: the raw score (to fit a calibration), a path: that map, None: the shipped one
         self.calibrate = None if calibration is False else load_calibration(calibration or None)
         self.budget_ms = budget_ms
+        self._felt_card: float | None = None  # a whole card's length on the felt stage's picture
         self._deadline: float | None = None
         self._search_deadline: float | None = None
         self._size_deadline: float | None = None
@@ -364,6 +368,9 @@ class Detector:
         # stage, looking for 1.4, then split every card into halves
         self._sure_aspect = float(np.median([ln / w for w, ln in sure_dims])) if sure_dims else CARD_ASPECT
         work, scale = self._work_image(frame)
+        # the felt's window knows the cards' length where the verifier is sure of two whole ones
+        whole_lengths = [ln for w_, ln in sure_dims if WHOLE_ASPECT[0] <= ln / w_ <= WHOLE_ASPECT[1]]
+        self._felt_card = scale * float(np.median(whole_lengths)) if len(whole_lengths) >= 2 else None
         window = self._felt_window(region, qwork, work.shape, scale)
         mask, gray = self._foreground(work, window)
         if refreshed:
@@ -727,7 +734,7 @@ class Detector:
         that part worked out again on the felt found then (a dealt card: 9-14 -> ~3 ms at 720p)."""
         gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
         if window is None:
-            self._felt = self._felt_of(work)
+            self._felt = self._felt_of(work, self._felt_card)
             mask, self._strong = self._objects(work, self._felt, gray)
             return mask, gray
         self._felt, mask, strong = self._felt_memo
@@ -747,14 +754,20 @@ class Detector:
         return mask, gray
 
     @staticmethod
-    def _felt_of(work: np.ndarray) -> np.ndarray:
+    def _felt_of(work: np.ndarray, card_length: float | None = None) -> np.ndarray:
         """The felt's colour at every pixel: a median over coarse cells, averaged over the cells
-        that look like felt so objects do not leak into it."""
+        that look like felt so objects do not leak into it. Where the cards are known to be
+        longer than the median's window (`card_length`, work px: a close-up), the window is made
+        FELT_CARDS cards long: inside a card longer than the window the median was the card's own
+        white, and its paper no object, only its pips (roboflow IMG_3261's cards at the edge)."""
         h, w = work.shape[:2]
         gw = max(16, w // 14)
         gh = max(9, round(gw * h / w))
         cells = cv2.resize(work, (gw, gh), interpolation=cv2.INTER_AREA)
-        bg0 = cv2.medianBlur(cells, 9 if min(gw, gh) > 18 else 5)
+        k = 9 if min(gw, gh) > 18 else 5
+        if card_length and card_length * gw / w >= k:
+            k = max(k, min(math.ceil(FELT_CARDS * card_length * gw / w) | 1, (min(gw, gh) - 1) | 1))
+        bg0 = cv2.medianBlur(cells, k)
         # refine: average only cells that look like felt, so objects do not leak into the felt
         d = cv2.absdiff(cells, bg0).astype(np.int16).sum(axis=2)
         felt = (d < 40).astype(np.float32)

