@@ -79,7 +79,8 @@ def enrol_from_labels(root: Path, source: str, labels: dict, per_code: int = 1):
             used.add(name)
     missing = [c for c, v in pictures.items() if not v]
     kept = [c for c in codes if pictures[c]]
-    canons = {c: pictures[c][0] for c in kept}
+    # several pictures of a card (--per-code): their mean, a template less tied to one light
+    canons = {c: np.mean(pictures[c], axis=0).round().astype(np.uint8) for c in kept}
     full, index = zip(*(DeckModel.features(canons[c]) for c in kept), strict=True)
     fine = np.stack([DeckModel.fine_features(canons[c]) for c in kept])
     model = DeckModel(
@@ -92,7 +93,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--source", default="edje_pinochle_train")
     ap.add_argument(
-        "--per-code", type=int, default=1, help="photos of each code to enrol from (1: the first)"
+        "--per-code",
+        type=int,
+        default=1,
+        help="pictures of each code to enrol from, averaged (1: the first photo showing it apart)",
     )
     args = ap.parse_args()
     cv2.setNumThreads(1)
