@@ -1063,18 +1063,23 @@ class Detector:
         canon, visible, own = warp_card(frame, corners, covering, touching)
         if self.model is not None:
             res: ReadResult = self.model.read(canon, visible, own)
-            conf = res.confidence
             settled = self._settled_by_builtin(res, canon, visible, own, corners)
             if settled is not None:
                 return res.face, *settled
-        else:
-            res = self.builtin.read(canon, visible, own, seen_width=_card_dims(corners)[0])
-            conf = res.confidence
-        if self.model is None and res.code is not None and self.calibrate is not None:
-            conf = self.calibrate(conf, rules_alone=res.rules_alone)
-        if self.model is None and _court_too_small(res.code, corners):
+            return res.face, res.code, res.confidence
+        res, conf = self._builtin_reading(canon, visible, own, corners)
+        if _court_too_small(res.code, corners):
             conf = min(conf, SMALL_COURT_CONFIDENCE)
         return res.face, res.code, conf
+
+    def _builtin_reading(self, canon, visible, own, corners) -> tuple[ReadResult, float]:
+        """The built-in reader's reading of a warped card and its confidence, calibrated (where a
+        code was read and a calibration is loaded)."""
+        res = self.builtin.read(canon, visible, own, seen_width=_card_dims(corners)[0])
+        conf = res.confidence
+        if res.code is not None and self.calibrate is not None:
+            conf = self.calibrate(conf, rules_alone=res.rules_alone)
+        return res, conf
 
     def _settled_by_builtin(self, res: ReadResult, canon, visible, own, corners) -> tuple[str, float] | None:
         """The built-in reader's code and calibrated confidence where the enrolled deck's templates
@@ -1088,15 +1093,15 @@ class Detector:
         differ in a few pixels of each pip (the drawn deck's 7c, Tc, 5c read as spades in a dead
         heat, 0.50-0.51; neoclassical's 3d, 2d as hearts), and where the light, the camera or the
         background is not the enrolment's (edje's one pinochle deck enrolled from one photo of each
-        card and read on its 130 other photos: enrolled 0.709, built-in 0.886), the built-in
+        card and read on its 131 other photos: enrolled 0.698, built-in 0.886), the built-in
         reader, which learnt from many decks and real photos, is the surer. Rendered tables (seeds
         7000-7059): enrolled 0.978 -> 0.991 on the drawn deck, 0.994 -> 1.000 on neoclassical,
         aguilar unchanged, bellot 0.991 -> 0.987 (its small indices: the built-in reader sure of a
-        wrong 3s for a 2s); edje (bench/bench_enroll_real.py) 0.709 -> 0.774."""
+        wrong 3s for a 2s); edje (bench/bench_enroll_real.py) 0.698 -> 0.747."""
         code = res.code
         if code is None or res.face != "up" or res.confidence >= ENROLLED_UNSURE:
             return None
-        seen = self.builtin.read(canon, visible, own, seen_width=_card_dims(corners)[0])
+        seen, conf = self._builtin_reading(canon, visible, own, corners)
         other = seen.code
         if other is None or seen.face != "up" or other == code or other not in res.candidates:
             return None
@@ -1105,9 +1110,6 @@ class Detector:
             {other[1], code[1]} == set(p) for p in getattr(self.model, "trusted_pairs", ())
         ):
             return None  # suits this deck draws unlike most (DeckModel.trusted_pairs)
-        conf = seen.confidence
-        if self.calibrate is not None:
-            conf = self.calibrate(conf, rules_alone=seen.rules_alone)
         return (other, conf) if conf >= SETTLES_ENROLLED else None
 
     def _discs(self, frame, mask, leftovers, rects, scale, card_w):

@@ -154,8 +154,7 @@ def tight_outline(frame: np.ndarray, corners: np.ndarray, card_area: float | Non
     is a card's size (`card_area`, the deck's on this photo; else the outline's own): the
     detector's outline may be off by more than its size (a 7s taken with half its neighbour)."""
     q = np.asarray(corners, np.float64)
-    side = max(float(np.linalg.norm(q[(i + 1) % 4] - q[i])) for i in range(4))
-    pad = round(OUTLINE_PAD * side) + 2
+    pad = round(OUTLINE_PAD * _length(q)) + 2
     h, w = frame.shape[:2]
     x0, y0 = max(int(q[:, 0].min()) - pad, 0), max(int(q[:, 1].min()) - pad, 0)
     x1, y1 = min(int(q[:, 0].max()) + pad + 1, w), min(int(q[:, 1].max()) + pad + 1, h)
@@ -280,20 +279,19 @@ def write_cards(enrolment: Enrolment, folder) -> list[str]:
     written, in order."""
     d = Path(folder)
     d.mkdir(parents=True, exist_ok=True)
-    names = []
-    for code, canon in enrolment.cards.items():
-        name = f"{code}.png"
-        if not cv2.imwrite(str(d / name), canon):
-            raise OSError(f"cannot write {d / name}")
-        names.append(name)
-    given = {id(c) for c in enrolment.cards.values()}
+    names = [_write(d, f"{code}.png", canon) for code, canon in enrolment.cards.items()]
     for card in enrolment.found:
-        if id(card.canon) not in given and not (card.face == "down" and card.confidence >= SURE_BACK):
-            name = f"unread-{card.photo + 1}-{card.row + 1}-{card.place + 1}.png"
-            if not cv2.imwrite(str(d / name), card.canon):
-                raise OSError(f"cannot write {d / name}")
-            names.append(name)
+        if card.given is None and not (card.face == "down" and card.confidence >= SURE_BACK):
+            names.append(
+                _write(d, f"unread-{card.photo + 1}-{card.row + 1}-{card.place + 1}.png", card.canon)
+            )
     return names
+
+
+def _write(folder: Path, name: str, picture: np.ndarray) -> str:
+    if not cv2.imwrite(str(folder / name), picture):
+        raise OSError(f"cannot write {folder / name}")
+    return name
 
 
 def draw_enrolment(frame: np.ndarray, enrolment: Enrolment, photo: int) -> np.ndarray:

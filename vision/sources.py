@@ -71,7 +71,7 @@ def open_frames(
     return _guard(spec, source.frames(fps=fps))
 
 
-CAMERA_KINDS = ("v4l2:", "picamera2:", "video:", "sim:", "/dev/")  # specs grab_frame takes a frame of
+CAMERA_KINDS = (*LIVE_KINDS, "video:", "sim:")  # specs grab_frame takes a frame of
 SETTLE_FRAMES = 10  # grab_frame: frames let go first, while the camera's exposure and white balance settle
 
 
@@ -80,7 +80,6 @@ def grab_frame(spec: str, settle: int = SETTLE_FRAMES, timeout_s: float = 5.0) -
     what is done once (a deck's enrolment): the picture the service will see, from the same camera at
     the same size. A source that ends sooner gives its last frame; one that gives none, or cannot
     open, raises FrameSourceError naming it."""
-    spec = f"v4l2:{spec}" if spec.startswith("/dev/") else spec
 
     async def grab() -> np.ndarray:
         frames = open_frames(spec, timeout_s=timeout_s)
