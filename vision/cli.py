@@ -167,7 +167,7 @@ def cmd_enroll_table(args) -> int:
         return 2
     frames = []
     for path in args.photos + ([args.back] if args.back else []):
-        if not Path(path).exists() and path.startswith(CAMERA_KINDS):
+        if path.startswith(CAMERA_KINDS) and not Path(path).is_file():
             try:  # a camera: the still is taken now, by the camera the service will read
                 frames.append(grab_frame(path))
             except FrameSourceError as exc:

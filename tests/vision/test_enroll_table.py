@@ -193,4 +193,7 @@ def test_enroll_table_takes_its_still_from_a_camera(drawn_layout, tmp_path):
         "v4l2:/dev/video97", "--rows", "shdc", "--cards", str(tmp_path / "c2"), "--out", str(tmp_path / "m2")
     )
     assert r.returncode == 2 and "/dev/video97" in r.stderr
+    # a device path names a camera, though it exists (a Pi's /dev/video0): opened, not read as a picture
+    r = _cli("/dev/null", "--rows", "shdc", "--cards", str(tmp_path / "c3"), "--out", str(tmp_path / "m3"))
+    assert r.returncode == 2 and "/dev/null: cannot open" in r.stderr
     assert not (tmp_path / "m2").exists() and not (tmp_path / "c2").exists()
