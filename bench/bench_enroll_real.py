@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision.detect import Detector, warp_card
 from vision.enroll_table import tight_outline
 from vision.index_net import use_weights as use_index_weights
-from vision.read import DeckModel, suit_pairs_told_apart
+from vision.read import DeckModel, builtin_misreads, suit_pairs_told_apart
 from vision.read_glyph import use_weights as use_glyph_weights
-from vision.real_photos import load_labels, match, real_photos_dir
+from vision.real_photos import load_labels, match, real_photos_dir, reliability
 
 LOSO = Path(__file__).resolve().parents[1] / "vision" / "loso"
 
@@ -83,9 +83,9 @@ def enrol_from_labels(root: Path, source: str, labels: dict, per_code: int = 1):
     canons = {c: np.mean(pictures[c], axis=0).round().astype(np.uint8) for c in kept}
     full, index = zip(*(DeckModel.features(canons[c]) for c in kept), strict=True)
     fine = np.stack([DeckModel.fine_features(canons[c]) for c in kept])
-    model = DeckModel(
-        kept, np.stack(full), np.stack(index), None, source, fine, suit_pairs_told_apart(canons)
-    )
+    fold_map = str(LOSO / f"read_confidence_without_{source}.json")
+    pairs, misreads = suit_pairs_told_apart(canons), builtin_misreads(canons, fold_map)
+    model = DeckModel(kept, np.stack(full), np.stack(index), None, source, fine, pairs, misreads)
     return model, used, missing
 
 
@@ -116,6 +116,7 @@ def main() -> int:
     enrolled, builtin = detector(source), detector(source)
     enrolled.model = model
     tally = {"enrolled": [0, 0, 0], "built-in": [0, 0, 0]}  # right, unread, of
+    reads: dict[str, list[tuple[float, bool]]] = {"enrolled": [], "built-in": []}  # (confidence, right)
     for name in names:
         if name in used:
             continue
@@ -134,10 +135,16 @@ def main() -> int:
                 tally[key][0] += got == code
                 tally[key][1] += got is None
                 tally[key][2] += 1
+                if got is not None:
+                    reads[key].append((float(res.cards[i].confidence), got == code))
     for key, (right, unread, of) in tally.items():
         print(
             f"  reading, {key:9s} {right / max(of, 1):.3f}   ({right} right, {unread} unread of {of} face-up cards found)"
         )
+    for key, got in reads.items():
+        print(f"  {key} reliability (confidence of a code read -> observed accuracy):")
+        for lo, hi, n, acc in reliability(got):
+            print(f"    [{lo:.2f}, {min(hi, 1.0):.2f})  n={n:4d}  right {acc:.3f}")
     return 0
 
 

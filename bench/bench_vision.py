@@ -227,7 +227,7 @@ def print_real(source: str, s: RealScore) -> None:
         f"  ms per image: median {statistics.median(ms):.1f}  p99 {p99:.1f}  worst {ms[-1]:.1f}"
         f"   frames that hit the time budget: {s.truncated}"
     )
-    rel = [r for r in s.reliability() if r[2]]
+    rel = s.reliability()
     if rel:
         print("  reliability (confidence of a code read -> observed accuracy):")
         for lo, hi, n, acc in rel:

@@ -149,6 +149,12 @@ def cmd_enroll(args) -> int:
                 f"its {names}, so the deck's own pictures alone settle those look-alikes (e.g. 7{pair[0]}/7{pair[1]})",
                 file=sys.stderr,
             )
+    if model.builtin_misreads:
+        print(
+            "note: the built-in reader reads some of this deck's cards as another code "
+            f"({', '.join(model.builtin_misreads)}): where it reads one of those, the deck's own pictures decide",
+            file=sys.stderr,
+        )
     return 0
 
 

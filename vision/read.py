@@ -56,6 +56,10 @@ LOOK_ALIKE_MARGIN = 0.08  # enrolled: closer than this between same-rank suits o
 LOOK_ALIKE_VOTE = 2.0  # ... the suit classifier overrules when this sure (summed log-odds)
 LOOK_ALIKE_PAIRS = ("cs", "hd")  # same-colour suits
 LOOK_ALIKE_BLUR = (0.0, 1.0)  # px: the enrolled pictures the classifier is checked on, sharp and blurred
+# the built-in reader this sure (calibrated) of a code of an enrolled deck outranks the deck's templates
+# (vision.detect.Detector._settled_by_builtin), unless it read one of the deck's own pictures as that
+# code this surely (`builtin_misreads`, worked out at enrolment)
+BUILTIN_SURE = 0.95
 INDEX_CANDIDATES = 5  # enrolled: this many best whole-card matches have their corner index compared
 # enrolled: a best whole-card match under this and the card is matched a quarter turn round too.
 # Through the simulated camera (vision.read_synth, half the views degraded), the right card upright
@@ -204,8 +208,12 @@ class DeckModel:
         name: str = "",
         fine: np.ndarray | None = None,
         trusted_pairs: tuple[str, ...] = LOOK_ALIKE_PAIRS,
+        builtin_misreads: tuple[str, ...] = (),
     ):
         self.codes = codes
+        # the codes the built-in reader, at its surest, read one of this deck's other cards as
+        # (`builtin_misreads`, worked out at enrolment): it may not overrule the templates with them
+        self.builtin_misreads = tuple(builtin_misreads)
         # the same-colour suit pairs whose look-alikes the built-in suit classifier may settle: those
         # it tells apart on this deck's own cards (`suit_pairs_told_apart`, worked out at enrolment)
         self.trusted_pairs = tuple(trusted_pairs)
@@ -420,6 +428,7 @@ class DeckModel:
                 fine=self.fine.astype(np.float16) if self.fine is not None else np.zeros((0,), np.float16),
                 back=self.back.astype(np.float16) if self.back is not None else np.zeros((0,), np.float16),
                 trusted_pairs=np.array(self.trusted_pairs, dtype="<U2"),
+                builtin_misreads=np.array(self.builtin_misreads, dtype="<U2"),
             )
 
 
@@ -446,6 +455,8 @@ def load_model(path: str | Path) -> DeckModel:
             name = str(z["name"])
             # (a model enrolled before the pairs were checked lets the classifier settle both)
             pairs = tuple(str(p) for p in z["trusted_pairs"]) if "trusted_pairs" in z else LOOK_ALIKE_PAIRS
+            # (a model enrolled before they were worked out: none known)
+            misreads = tuple(str(c) for c in z["builtin_misreads"]) if "builtin_misreads" in z else ()
     except DeckModelError:
         raise
     except FileNotFoundError as exc:
@@ -458,8 +469,10 @@ def load_model(path: str | Path) -> DeckModel:
         raise DeckModelError(f"{p}: deck model is damaged (fine templates)")
     if any(pair not in LOOK_ALIKE_PAIRS for pair in pairs):
         raise DeckModelError(f"{p}: deck model is damaged (trusted suit pairs {list(pairs)})")
+    if any(code not in ALL_CODES for code in misreads):
+        raise DeckModelError(f"{p}: deck model is damaged (built-in misreads {list(misreads)})")
     return DeckModel(
-        codes, full, index, back if back.size else None, name, fine if fine.size else None, pairs
+        codes, full, index, back if back.size else None, name, fine if fine.size else None, pairs, misreads
     )
 
 
@@ -556,7 +569,9 @@ def enroll_deck(deck_dir: str | Path) -> tuple[DeckModel, list[str]]:
     back = DeckModel.features(canons["back"])[0] if "back" in canons else None
     fine = np.stack([DeckModel.fine_features(canons[c]) for c in ALL_CODES])
     pairs = suit_pairs_told_apart(canons)
-    return DeckModel(list(ALL_CODES), np.stack(full), np.stack(index), back, d.name, fine, pairs), warnings
+    misreads = builtin_misreads(canons)
+    model = DeckModel(list(ALL_CODES), np.stack(full), np.stack(index), back, d.name, fine, pairs, misreads)
+    return model, warnings
 
 
 def suit_pairs_told_apart(canons: dict[str, np.ndarray]) -> tuple[str, ...]:
@@ -584,6 +599,37 @@ def suit_pairs_told_apart(canons: dict[str, np.ndarray]) -> tuple[str, ...]:
             for sigma in LOOK_ALIKE_BLUR
         )
     )
+
+
+def builtin_misreads(canons: dict[str, np.ndarray], calibration: str | None = None) -> tuple[str, ...]:
+    """The codes the built-in reader, at its surest (BUILTIN_SURE, calibrated by the shipped map),
+    reads one of a deck's other cards as, on the enrolled pictures (sharp and blurred as a camera
+    sees them): a deck with its own index letters or suit shapes (a German B for a jack, a club
+    drawn like a spade) that it reads surely and wrong. Only to those codes may it not overrule
+    the deck's templates; to all others it may, where it is that sure (`Detector._settled_by_builtin`).
+    `calibration`: the confidence map's file (None: the shipped one)."""
+    from vision.confidence import load as load_calibration
+
+    calibrate = load_calibration(calibration)
+    reader = BuiltinReader()
+    seen = np.full((CANON_H, CANON_W), 255, np.uint8)
+    wrong: set[str] = set()
+    for code, canon in canons.items():
+        if code == "back":
+            continue
+        for sigma in LOOK_ALIKE_BLUR:
+            card = canon if sigma == 0 else cv2.GaussianBlur(canon, (0, 0), sigma)
+            res = reader.read(card, seen)
+            if res.face != "up" or res.code is None or res.code == code:
+                continue
+            sure = (
+                res.confidence
+                if calibrate is None
+                else calibrate(res.confidence, rules_alone=res.rules_alone)
+            )
+            if sure >= BUILTIN_SURE:
+                wrong.add(res.code)
+    return tuple(sorted(wrong))
 
 
 # -- built-in reader --------------------------------------------------------------------------

@@ -132,11 +132,18 @@ class RealScore:
 
     def reliability(self) -> list[tuple[float, float, int, float]]:
         """(low, high, count, observed accuracy) per confidence bin of the codes read."""
-        out = []
-        for lo, hi in itertools.pairwise(CONF_BINS):
-            sel = [ok for c, ok in self.reads if lo <= c < hi]
-            out.append((lo, hi, len(sel), float(np.mean(sel)) if sel else float("nan")))
-        return out
+        return reliability(self.reads)
+
+
+def reliability(reads) -> list[tuple[float, float, int, float]]:
+    """(low, high, count, observed accuracy) per confidence bin (CONF_BINS) of `reads`, pairs of
+    (confidence, right); bins no read fell in are left out."""
+    out = []
+    for lo, hi in itertools.pairwise(CONF_BINS):
+        sel = [ok for c, ok in reads if lo <= c < hi]
+        if sel:
+            out.append((lo, hi, len(sel), float(np.mean(sel))))
+    return out
 
 
 def _box_of(card) -> tuple[float, float, float, float]:

@@ -59,7 +59,11 @@ def test_enroll_says_when_the_deck_draws_its_suits_unlike_most(tmp_path):
     r = run_cli("vision", "enroll", str(tmp_path / "deck"), "--out", str(tmp_path / "venue.deck"))
     assert r.returncode == 0, r.stderr
     notes = [line for line in r.stderr.splitlines() if line.startswith("note:")]
-    assert len(notes) == 1 and "clubs from spades" in notes[0], r.stderr
+    assert len(notes) == 2 and "clubs from spades" in notes[0], r.stderr
+    # ... and that the built-in reader, which reads its clubs as spades, does not overrule them there
+    assert "reads some of this deck's cards as another code" in notes[1] and "7c" in notes[1], r.stderr
+    r = run_cli("vision", "enroll", str(deck_dir("tango")), "--out", str(tmp_path / "tango.deck"))
+    assert r.returncode == 0 and "note:" not in r.stderr, r.stderr
 
 
 def test_detect_overlay_is_written(tmp_path):

@@ -871,6 +871,26 @@ def test_a_deck_whose_suit_shapes_the_classifier_does_not_know_is_read_by_its_ow
     assert right >= len(codes) - 1, right
 
 
+def test_a_deck_model_keeps_the_codes_the_builtin_reader_misread_on_its_cards(tmp_path, tango_model):
+    # saved with the model; a model file from before they were worked out has none; a code that is
+    # none is a damaged file, named
+    m = load_model(tango_model)
+    assert m.builtin_misreads == ()  # tango: the built-in reader reads its own cards right
+    m.builtin_misreads = ("7s", "Jc")
+    m.save(tmp_path / "one.deck")
+    assert load_model(tmp_path / "one.deck").builtin_misreads == ("7s", "Jc")
+    with np.load(tmp_path / "one.deck") as z:
+        fields = {k: z[k] for k in z.files if k != "builtin_misreads"}
+    with open(tmp_path / "old.deck", "wb") as fh:
+        np.savez_compressed(fh, **fields)
+    assert load_model(tmp_path / "old.deck").builtin_misreads == ()
+    fields["builtin_misreads"] = np.array(["1x"])
+    with open(tmp_path / "bad.deck", "wb") as fh:
+        np.savez_compressed(fh, **fields)
+    with pytest.raises(DeckModelError, match=r"bad\.deck.*built-in misreads"):
+        load_model(tmp_path / "bad.deck")
+
+
 def test_a_deck_model_keeps_the_suit_pairs_its_enrolment_trusted(tmp_path, tango_model):
     # the pairs are saved with the model; a model file from before they were checked trusts both
     m = load_model(tango_model)
