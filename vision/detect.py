@@ -1110,14 +1110,14 @@ class Detector:
 
     def _settled_by_builtin(self, res: ReadResult, seen: ReadResult, conf: float) -> tuple[str, float] | None:
         """The built-in reader's code and calibrated confidence (`seen`, `conf`) where it overrules
-        the enrolled deck's templates (`res`, the enrolled reading of a face-up card); else None. It does so, for a code the deck
-        holds that is not another code it reads one of this deck's own pictures as
-        (`DeckModel.builtin_misreads`), where it is at its surest (BUILTIN_SURE, calibrated), or where
-        it is sure (SETTLES_ENROLLED) and the templates are unsure (under ENROLLED_UNSURE) and rank
-        that code among the deck's likeliest (`res.candidates`); then two suits of one colour of the
-        same rank only where the built-in reader knows this deck's shapes of them
-        (`DeckModel.trusted_pairs`: on a deck that draws its clubs like spades it would overrule the
-        templates' right answer).
+        the enrolled deck's templates (`res`, the enrolled reading of a face-up card); else None.
+        It does so for a code the deck holds that is not one it reads another of this deck's own
+        pictures as (`DeckModel.builtin_misreads`): where it is at its surest (BUILTIN_SURE,
+        calibrated), or where it is sure (SETTLES_ENROLLED), the templates are unsure (under
+        ENROLLED_UNSURE) and rank that code among the deck's likeliest (`res.candidates`) -- then two
+        suits of one colour of the same rank only where the built-in reader knows this deck's shapes
+        of them (`DeckModel.trusted_pairs`: on a deck that draws its clubs like spades it would
+        overrule the templates' right answer).
 
         The templates compare whole pictures, as enrolled: where a club and a spade of one rank
         differ in a few pixels of each pip (the drawn deck's 7c, Tc, 5c read as spades in a dead
