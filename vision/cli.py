@@ -113,7 +113,7 @@ def _err(msg: str) -> None:
 
 def cmd_enroll(args) -> int:
     from vision.image_header import ImageHeaderError, ImageTooLargeError, check_image
-    from vision.read import LOOK_ALIKE_PAIRS, DeckModelError, enroll_deck
+    from vision.read import DeckModelError, enroll_deck
 
     folder = Path(args.deck_dir)
     for f in sorted(folder.iterdir()) if folder.is_dir() else []:
@@ -139,6 +139,15 @@ def cmd_enroll(args) -> int:
         return 2
     back = "with back" if model.back is not None else "no back image"
     print(f"enrolled 52 cards ({back}) from {args.deck_dir} -> {args.out}", file=sys.stderr)
+    _enrolment_notes(model)
+    return 0
+
+
+def _enrolment_notes(model) -> None:
+    """What the installer should know of a deck just enrolled: the look-alike suits its own pictures
+    alone settle, and the codes the built-in reader may not overrule its pictures with."""
+    from vision.read import LOOK_ALIKE_PAIRS
+
     for pair in LOOK_ALIKE_PAIRS:
         if pair not in model.trusted_pairs:
             names = " from ".join(
@@ -155,7 +164,6 @@ def cmd_enroll(args) -> int:
             f"({', '.join(model.builtin_misreads)}): where it reads one of those, the deck's own pictures decide",
             file=sys.stderr,
         )
-    return 0
 
 
 def cmd_enroll_table(args) -> int:
@@ -235,6 +243,7 @@ def cmd_enroll_table(args) -> int:
         f"enrolled 52 cards ({'with back' if model.back is not None else 'no back image'}) -> {args.out}",
         file=sys.stderr,
     )
+    _enrolment_notes(model)
     return 0
 
 

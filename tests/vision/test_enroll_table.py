@@ -121,7 +121,13 @@ def test_enroll_table_command_writes_the_cards_and_a_model_or_says_what_is_wrong
     orange = (drawn[:, :, 2] > 230) & (np.abs(drawn[:, :, 1].astype(int) - 140) < 20) & (drawn[:, :, 0] < 30)
     assert green.sum() > 52 * 200 and orange.sum() == 0
     assert {p.stem for p in cards.glob("*.png")} >= set(ALL_CODES)
-    assert load_model(out).codes == list(ALL_CODES)
+    model = load_model(out)
+    assert model.codes == list(ALL_CODES)
+    # the installer is told of the codes the built-in reader misreads on this deck's own pictures
+    # exactly when there are some, as `vision enroll` tells them
+    told = [ln for ln in r.stderr.splitlines() if "reads some of this deck's cards as another code" in ln]
+    assert len(told) == (1 if model.builtin_misreads else 0), r.stderr
+    assert all(code in told[0] for code in model.builtin_misreads)
     # a wrong suit list, a photo that is not one: named, nothing written
     r = _cli(str(photo), "--rows", "shd", "--cards", str(tmp_path / "c2"), "--out", str(tmp_path / "m2"))
     assert r.returncode == 2 and "each of the four suits" in r.stderr
