@@ -71,6 +71,14 @@ class Calibrator:
         return float(min(0.99, self.rates[min(k, len(self.rates) - 1)]))
 
 
+def calibrated(read, calibrate: Calibrator | None) -> float:
+    """A built-in reading's confidence (`read`, a vision.read.ReadResult) as `calibrate` maps it: its
+    raw score where it read no code or there is no map."""
+    if read.code is None or calibrate is None:
+        return read.confidence
+    return calibrate(read.confidence, rules_alone=read.rules_alone)
+
+
 def save(table: dict, path: str | Path) -> None:
     Path(path).write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from vision.cardnet import CardNet, load_cardnet
 from vision.cardnet import refine as refine_net_corners
+from vision.confidence import calibrated
 from vision.confidence import load as load_calibration
 from vision.detect_quads import (
     CHANGE_CELL,
@@ -1077,10 +1078,7 @@ class Detector:
         """The built-in reader's reading of a warped card and its confidence, calibrated (where a
         code was read and a calibration is loaded)."""
         res = self.builtin.read(canon, visible, own, seen_width=_card_dims(corners)[0])
-        conf = res.confidence
-        if res.code is not None and self.calibrate is not None:
-            conf = self.calibrate(conf, rules_alone=res.rules_alone)
-        return res, conf
+        return res, calibrated(res, self.calibrate)
 
     def _enrolled_reading(self, res: ReadResult, canon, visible, own, corners) -> tuple[str | None, float]:
         """The code of a face-up card the enrolled deck's templates read (`res`), with the built-in

@@ -608,6 +608,7 @@ def builtin_misreads(canons: dict[str, np.ndarray], calibration: str | None = No
     drawn like a spade) that it reads surely and wrong. Only to those codes may it not overrule
     the deck's templates; to all others it may, where it is that sure (`Detector._settled_by_builtin`).
     `calibration`: the confidence map's file (None: the shipped one)."""
+    from vision.confidence import calibrated
     from vision.confidence import load as load_calibration
 
     calibrate = load_calibration(calibration)
@@ -620,14 +621,11 @@ def builtin_misreads(canons: dict[str, np.ndarray], calibration: str | None = No
         for sigma in LOOK_ALIKE_BLUR:
             card = canon if sigma == 0 else cv2.GaussianBlur(canon, (0, 0), sigma)
             res = reader.read(card, seen)
-            if res.face != "up" or res.code is None or res.code == code:
-                continue
-            sure = (
-                res.confidence
-                if calibrate is None
-                else calibrate(res.confidence, rules_alone=res.rules_alone)
-            )
-            if sure >= BUILTIN_SURE:
+            if (
+                res.face == "up"
+                and res.code not in (None, code)
+                and calibrated(res, calibrate) >= BUILTIN_SURE
+            ):
                 wrong.add(res.code)
     return tuple(sorted(wrong))
 
