@@ -279,8 +279,18 @@ def main() -> int:
         action="store_true",
         help="the built-in reader's rules alone, without the index network (vision/index_net.py): its gain",
     )
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help=f"CPU ms a frame may cost (default the detector's {BUDGET_MS:.0f}); 0: none. The figures of a "
+        "frame cut short depend on the machine's speed (this one's varies by a third from hour to hour; "
+        "a Pi 5 core is 2-3x slower): without a budget they do not",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    if args.budget is not None:
+        DETECTOR_OPTIONS["budget_ms"] = args.budget or None
     if args.published_labels:
         global PUBLISHED_LABELS
         PUBLISHED_LABELS = True

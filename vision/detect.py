@@ -2077,13 +2077,24 @@ _clockwise = clockwise  # the names the rest of this module and its tests use
 
 def warp_card(frame: np.ndarray, corners: np.ndarray, covering=(), touching=()):
     """(canon, visible, own): the card warped upright to CANON_W x CANON_H, where no card on top
-    of it lies (255) and where no card touching it lies at all (the face is judged only there)."""
+    of it lies and the picture shows it (255: a card partly beyond the picture's edge is read and
+    judged by its part in view) and where no card touching it lies at all (the face is judged only
+    there)."""
     dst = np.float32([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]])
-    m = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+    q = np.asarray(corners, np.float32)
+    m = cv2.getPerspectiveTransform(q, dst)
     canon = cv2.warpPerspective(
         frame, m, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    visible = np.full((CANON_H, CANON_W), 255, np.uint8)
+    h, w = frame.shape[:2]
+    if q.min() < 0 or q[:, 0].max() > w or q[:, 1].max() > h:
+        # (warped like the picture, not its corners projected: a far corner can fall behind the card's plane)
+        shown = np.full((h, w), 255, np.uint8)
+        visible = cv2.warpPerspective(
+            shown, m, (CANON_W, CANON_H), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0
+        )
+    else:
+        visible = np.full((CANON_H, CANON_W), 255, np.uint8)
     for poly in covering:
         q = cv2.perspectiveTransform(poly.reshape(-1, 1, 2).astype(np.float32), m).reshape(-1, 2)
         cv2.fillConvexPoly(visible, np.round(q).astype(np.int32), 0)

@@ -151,6 +151,14 @@ def _box_of(card) -> tuple[float, float, float, float]:
     return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
 
 
+def _in_picture(box, picture: tuple[int, int] | None):
+    """The part of a box inside a picture of `picture` (width, height); the box where None."""
+    if picture is None:
+        return box
+    w, h = picture
+    return (min(max(box[0], 0.0), w), min(max(box[1], 0.0), h), min(max(box[2], 0.0), w), min(max(box[3], 0.0), h))
+
+
 def iou(a, b) -> float:
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
@@ -190,19 +198,26 @@ def visible_boxes(dets: list) -> list[tuple[float, float, float, float]]:
 
 
 def match(
-    dets: list, cards: list[dict], visible: bool = False, image_size: tuple[int, int] | None = None
+    dets: list,
+    cards: list[dict],
+    visible: bool = False,
+    image_size: tuple[int, int] | None = None,
+    picture: tuple[int, int] | None = None,
 ) -> list[tuple[int, int]]:
     """(detection index, label index) of the detected cards that are labelled ones: outline box
     IoU >= IOU_MATCH, greedy, best IoU first (with `visible`, the better of the whole outline's box
     and the box of its part in view, see `visible_boxes`). Labels without boxes and one card
     (foltys): the detection most likely to be it (face up, biggest), if it is big enough to be the
-    photo's subject (SUBJECT_SHARE of `image_size`, width and height, where given)."""
+    photo's subject (SUBJECT_SHARE of `image_size`, width and height, where given). With `picture`
+    (width, height), a card reaching beyond the picture's edge is matched by its part in the
+    picture, as the labels box it."""
     pairs: list[tuple[int, int]] = []
     if cards and all("box" in c for c in cards):
-        seen = visible_boxes(dets) if visible else [_box_of(d) for d in dets]
+        whole = [_in_picture(_box_of(d), picture) for d in dets]
+        seen = [_in_picture(b, picture) for b in visible_boxes(dets)] if visible else whole
         cand = sorted(
             (
-                (max(iou(_box_of(d), c["box"]), iou(seen[i], c["box"])), i, j)
+                (max(iou(whole[i], c["box"]), iou(seen[i], c["box"])), i, j)
                 for i, d in enumerate(dets)
                 for j, c in enumerate(cards)
             ),
@@ -234,9 +249,10 @@ def score_image(result, label: dict) -> RealScore:
     s.up_labelled = sum(1 for c in cards if c.get("code"))
     dets = list(result.cards)
     size = label.get("size")
-    pairs = match(dets, cards, image_size=size)
+    picture = (result.width, result.height) if hasattr(result, "width") else None
+    pairs = match(dets, cards, image_size=size, picture=picture)
     s.found = len(pairs)
-    s.found_visible = len(match(dets, cards, visible=True, image_size=size))
+    s.found_visible = len(match(dets, cards, visible=True, image_size=size, picture=picture))
     if label.get("labels_complete"):
         s.detections_checked = len(dets)
         s.false_checked = len(dets) - len(pairs)

@@ -208,6 +208,23 @@ def test_a_card_under_another_is_matched_by_its_part_in_view():
     assert match([top, under], elsewhere, visible=True) == []
 
 
+def test_a_card_reaching_beyond_the_picture_is_matched_by_its_part_in_the_picture():
+    """A card cut by the photo's edge is labelled by the box of its part in the photo; the detector
+    reports its whole outline, reaching beyond the edge (a card two thirds out of view has a box
+    IoU of 0.33 with its label). Given the picture's size, `match` compares the part in the
+    picture; a card whose part in the picture is not the label's still does not match."""
+    from types import SimpleNamespace
+
+    from vision.real_photos import match
+
+    cut = SimpleNamespace(corners=[[540, 100], [840, 100], [840, 240], [540, 240]], occluded=False, face="up")
+    label = [{"box": [540, 100, 640, 240]}]  # the photo is 640 wide: a third of the card is in it
+    assert match([cut], label) == []
+    assert match([cut], label, picture=(640, 480)) == [(0, 0)]
+    assert match([cut], label, visible=True, picture=(640, 480)) == [(0, 0)]
+    assert match([cut], [{"box": [440, 100, 540, 240]}], picture=(640, 480)) == []
+
+
 def test_a_pip_is_not_the_card_of_a_close_up_without_boxes():
     """foltys_single_cards labels one card per close-up, without a box: a detection the size of a
     pip on it (test46: 33 x 46 px of 1200 x 1600, the card itself missed) is not that card found."""
