@@ -2091,7 +2091,12 @@ def warp_card(frame: np.ndarray, corners: np.ndarray, covering=(), touching=()):
         # (warped like the picture, not its corners projected: a far corner can fall behind the card's plane)
         shown = np.full((h, w), 255, np.uint8)
         visible = cv2.warpPerspective(
-            shown, m, (CANON_W, CANON_H), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0
+            shown,
+            m,
+            (CANON_W, CANON_H),
+            flags=cv2.INTER_NEAREST,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=0,
         )
     else:
         visible = np.full((CANON_H, CANON_W), 255, np.uint8)

@@ -187,3 +187,49 @@ def score_frame(result, truth: dict, min_visible: float = 0.1) -> Score:
             if np.linalg.norm(np.array(b["center"]) - ch["center"]) < ch["radius"]:
                 s.chips_as_button += 1
     return s
+
+
+def view_cut_through_a_card(frame: np.ndarray, truth: dict, seed: int, least_shown: float = 0.5):
+    """A camera whose picture ends across one of the table's face-up cards (one picked at random
+    by `seed`, and a side: the edge runs through its middle give or take 30 %), as (picture, cut):
+    the part of `frame` in view and the truth's face-up cards the edge cuts with `least_shown` or
+    more of them in view, their corners in the picture's pixels. None where no card lies face up."""
+    from vision.polygons import intersection_area
+
+    fh, fw = frame.shape[:2]
+    rng = np.random.default_rng(seed)
+    ups = [t for t in truth["cards"] if t["visible"] >= 0.95 and t["face"] == "up"]
+    if not ups:
+        return None
+    q = np.float64(ups[rng.integers(len(ups))]["corners"])
+    side, f = int(rng.integers(4)), rng.uniform(-0.3, 0.3)
+    c, ext = q.mean(axis=0), q.max(axis=0) - q.min(axis=0)
+    x0, y0, x1, y1 = [
+        (0, 0, int(c[0] + f * ext[0]), fh),
+        (int(c[0] + f * ext[0]), 0, fw, fh),
+        (0, 0, fw, int(c[1] + f * ext[1])),
+        (0, int(c[1] + f * ext[1]), fw, fh),
+    ][side]
+    picture = np.float64([[0, 0], [x1 - x0, 0], [x1 - x0, y1 - y0], [0, y1 - y0]])
+    cut = []
+    for t in truth["cards"]:
+        corners = np.float64(t["corners"]) - [x0, y0]
+        shown = intersection_area(corners, picture) / abs(cv2.contourArea(np.float32(corners)))
+        if t["face"] == "up" and t["visible"] >= 0.5 and least_shown <= shown < 0.99:
+            cut.append(dict(t, corners=corners, shown=shown))
+    return np.ascontiguousarray(frame[y0:y1, x0:x1]), cut
+
+
+def score_cut_cards(result, cut: list[dict], card_width: float) -> tuple[int, int, int, int]:
+    """(cards, found, read right, read right at 0.9 or more: what a ruling may use) of the cut cards
+    of `view_cut_through_a_card` in a detection `result` of its picture (matched by centre)."""
+    found = right = sure = 0
+    for t in cut:
+        centre = t["corners"].mean(axis=0)
+        near = [c for c in result.cards if np.hypot(*(np.asarray(c.center) - centre)) < 0.35 * card_width]
+        if not near:
+            continue
+        found += 1
+        right += near[0].code == t["code"]
+        sure += near[0].code == t["code"] and near[0].confidence >= 0.9
+    return len(cut), found, right, sure

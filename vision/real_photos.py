@@ -156,7 +156,12 @@ def _in_picture(box, picture: tuple[int, int] | None):
     if picture is None:
         return box
     w, h = picture
-    return (min(max(box[0], 0.0), w), min(max(box[1], 0.0), h), min(max(box[2], 0.0), w), min(max(box[3], 0.0), h))
+    return (
+        min(max(box[0], 0.0), w),
+        min(max(box[1], 0.0), h),
+        min(max(box[2], 0.0), w),
+        min(max(box[3], 0.0), h),
+    )
 
 
 def iou(a, b) -> float:
