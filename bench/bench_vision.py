@@ -396,7 +396,7 @@ def main() -> int:
         )
         print(f"  {'unread face-up cards (built-in)':32s} {bi.read_none:6d}")
         if args.cut_views > 0:
-            n, found, right, sure = cut_views(deck, args.cut_views, args.seed + 2000)
+            n, found, right, sure = cut_views(deck, args.cut_views, args.seed + 3000)
             print(
                 f"  cut by the picture's edge ({args.cut_views} views, {n} face-up cards half or more in view, "
                 f"built-in): found {found / max(n, 1):.3f}, read right {right / max(n, 1):.3f}, "
