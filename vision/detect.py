@@ -347,7 +347,7 @@ class Detector:
                 else:
                     quads, cut = find_cards(
                         frame, self.verifier, quad_deadline, work=qwork, region=region,
-                        previous=last[1] if region is not None else [],
+                        previous=last[1] if region is not None else [], late=self._search_deadline,
                     )  # fmt: skip
                 net = self._net_cards(frame, qwork) if self.cardnet is not None else []
                 self._truncated |= cut

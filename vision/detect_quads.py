@@ -36,7 +36,7 @@ from vision.polygons import share_of_smaller
 WEIGHTS = Path(__file__).with_name("quad_verifier.npz")
 WORK_LONG = 960  # proposals are looked for on a picture at most this long
 MAX_PROPOSALS = 160  # verified per frame at most (the most card-like first)
-LATE_VERIFY = 32  # ... and this many where the proposals alone spent the stage's time
+LATE_CHUNK = 16  # ... verified this many at a time where the proposals alone spent the stage's time
 MIN_SHORT = 9.0  # work px: a card narrower than this cannot be told from a scrap of paper
 # short/long side: 0.71 for a card seen square on. A photo squeezed to a square (4:3 -> 1:1, as
 # dataset exports do) turns that into 0.71/0.75 = 0.95 or 0.71*0.75 = 0.53, and a tilted camera
@@ -535,11 +535,13 @@ def find_cards(
     work: tuple[np.ndarray, float] | None = None,
     region: tuple[int, int, int, int] | None = None,
     previous: list[Quad] = (),
+    late: float | None = None,
 ) -> tuple[list[Quad], bool]:
     """Whole cards in a BGR frame: verified proposals, in full-frame px, no two overlapping much.
     `work` is the frame's `work_picture` when the caller has it already. With `region` (work px),
     only the outlines reaching into it are looked at; `previous` (the cards found a frame ago) are
-    kept wherever they lie wholly outside it."""
+    kept wherever they lie wholly outside it. Proposing stops at `deadline`; the proposals made are
+    then verified, the most card-like first, LATE_CHUNK at a time until `late` (at least one chunk)."""
     work_img, scale = work if work is not None else work_picture(frame)
     kept_before: list[Quad] = []  # wholly outside the change: kept as they were
     seen_there = []  # boxes (work px) of those reaching into it: looked at again, whole
@@ -553,11 +555,19 @@ def find_cards(
     p = np.zeros(0)
     if props:
         if deadline is not None and time.thread_time() > deadline:
-            # out of time: the most card-like proposals are still verified (a few ms), not dropped
-            # with the rest -- on a slower core every cluttered photo ran out here and kept no card
-            truncated = truncated or len(props) > LATE_VERIFY
-            props = props[:LATE_VERIFY]
-        p = verifier.prob(features_batch(work_img, [q for q, _f, _c in props]))
+            # out of time: the most card-like proposals are still verified, a chunk at a time while
+            # the frame can spare it, not all dropped -- on a slower core (a Pi 5's) every cluttered
+            # photo ran out here and kept no card
+            end = max(late or deadline, deadline)
+            done = [verifier.prob(features_batch(work_img, [q for q, _f, _c in props[:LATE_CHUNK]]))]
+            while len(done) * LATE_CHUNK < len(props) and time.thread_time() < end:
+                chunk = props[len(done) * LATE_CHUNK : (len(done) + 1) * LATE_CHUNK]
+                done.append(verifier.prob(features_batch(work_img, [q for q, _f, _c in chunk])))
+            p = np.concatenate(done)
+            truncated = truncated or len(p) < len(props)
+            props = props[: len(p)]
+        else:
+            p = verifier.prob(features_batch(work_img, [q for q, _f, _c in props]))
     chosen = sorted(
         [(float(p[i]), props[i]) for i in range(len(props)) if p[i] >= _accept_for(props[i][2], accept)]
         + [(k.score, (k.corners * scale, 1.0, k.cue)) for k in kept_before],
