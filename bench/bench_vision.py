@@ -408,8 +408,10 @@ def main() -> int:
             f"{en.up_cards - en.read_right}, built-in {bi.misread_outline_off} of {bi.up_cards - bi.read_right}"
         )
     deck = args.decks[0]
+    budget = DETECTOR_OPTIONS.get("budget_ms", BUDGET_MS)
     print(
-        f"\n== speed (deck {deck}, ms per frame, detection + reading, one core; budget {BUDGET_MS:.0f} CPU ms)"
+        f"\n== speed (deck {deck}, ms per frame, detection + reading, one core; budget "
+        f"{f'{budget:.0f} CPU ms' if budget else 'none'})"
     )
     for (w, h), n, goal in (
         ((1280, 720), min(args.frames, 20), GOALS["ms_1080p"]),
