@@ -629,7 +629,7 @@ def test_an_enrolled_deck_s_look_alike_suits_are_settled_by_the_builtin_reader(t
     write_deck(tmp_path / "drawn")
     model, _ = enroll_deck(tmp_path / "drawn")
     model.save(tmp_path / "drawn.deck")
-    det = Detector(str(tmp_path / "drawn.deck"))
+    det = Detector(str(tmp_path / "drawn.deck"), budget_ms=None)  # (a frame cut short reads less: speed)
     for seed, code in ((7025, "7c"), (7038, "7c"), (7053, "Tc")):
         frame, truth = render(random_scene(seed, deck="drawn"), 1920, 1080, seed)
         result = det.detect(frame)
@@ -657,7 +657,9 @@ def test_a_deck_s_codes_the_builtin_reader_misreads_on_its_own_cards_are_never_o
     clubs_spades = {r + s for r in "23456789TJQKA" for s in "cs"}
     assert len(set(model.builtin_misreads) & clubs_spades) >= 20, model.builtin_misreads
     assert set(model.builtin_misreads) <= clubs_spades, model.builtin_misreads
-    det = Detector()
+    # no time budget: on a machine slowed by the rest of the suite, a 1080p frame of an enrolled
+    # deck (both readers on every card) was cut short and a card left unread
+    det = Detector(budget_ms=None)
     det.model = model
 
     def clubs_and_spades_read() -> list[bool]:
@@ -755,7 +757,7 @@ def test_a_card_partly_beyond_the_picture_s_edge_is_read_by_its_part_in_view():
     for seed in (9, 10, 16, 23, 26, 39):
         frame, truth = render(random_scene(seed, deck="drawn"), 1920, 1080, seed)
         picture, cut = view_cut_through_a_card(frame, truth, seed)
-        res = Detector().detect(picture)  # a fresh camera each: no card size learnt from another
+        res = Detector(budget_ms=None).detect(picture)  # a fresh camera each, and no cut for speed
         reach = 0.35 * truth["card_width_px"]
         for t in cut:
             centre = t["corners"].mean(axis=0)
