@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hil.scene import load_deck
-from vision.detect import MAX_PIXELS, Detector
+from vision.detect import BUDGET_MS, MAX_PIXELS, Detector
 from vision.detect_quads import WEIGHTS, QuadVerifier, features
 
 
@@ -38,7 +38,7 @@ def test_cluttered_frame_stops_at_the_budget_and_reports_it():
 
 def test_a_plain_frame_is_not_cut_short():
     frame = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
-    res = Detector().detect(frame)
+    res = Detector(budget_ms=BUDGET_MS).detect(frame)
     assert not res.truncated and res.cards == [] and "truncated" not in res.to_dict()
 
 
