@@ -299,11 +299,10 @@ class Detector:
         self.layout = layout
         self.track = track
         self.work_width = work_width
-        self._memo: list[
-            tuple
-        ] = []  # (corners full px, face, code, conf, look signature, refined) of the last frame
-        self._last_memo: list[tuple] = []
-        self._memo_now: list[tuple] = []
+        # (corners full px, face, code, conf, look signature, refined) of the last frame's cards
+        self._memo: list[tuple] = []
+        self._last_memo: list[tuple] = []  # ... while a frame is looked at, the one before's
+        self._memo_now: list[tuple] = []  # ... and this frame's, so far
         self.card_width_hint: float | None = None  # full-res px, learnt from frames
         self._blob_memo: list = []
         self._disc_memo: list = []
@@ -2100,13 +2099,13 @@ def warp_card(frame: np.ndarray, corners: np.ndarray, covering=(), touching=()):
     judged by its part in view) and where no card touching it lies at all (the face is judged only
     there)."""
     dst = np.float32([[0, 0], [CANON_W, 0], [CANON_W, CANON_H], [0, CANON_H]])
-    q = np.asarray(corners, np.float32)
-    m = cv2.getPerspectiveTransform(q, dst)
+    outline = np.asarray(corners, np.float32)
+    m = cv2.getPerspectiveTransform(outline, dst)
     canon = cv2.warpPerspective(
         frame, m, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     h, w = frame.shape[:2]
-    if q.min() < 0 or q[:, 0].max() > w or q[:, 1].max() > h:
+    if outline.min() < 0 or outline[:, 0].max() > w or outline[:, 1].max() > h:
         # (warped like the picture, not its corners projected: a far corner can fall behind the card's plane)
         shown = np.full((h, w), 255, np.uint8)
         visible = cv2.warpPerspective(

@@ -554,20 +554,24 @@ def find_cards(
     props, truncated = propose(work_img, deadline, region, seen_there)
     p = np.zeros(0)
     if props:
-        if deadline is not None and time.thread_time() > deadline:
-            # out of time: the most card-like proposals are still verified, a chunk at a time while
-            # the frame can spare it, not all dropped -- on a slower core (a Pi 5's) every cluttered
-            # photo ran out here and kept no card
-            end = max(late or deadline, deadline)
-            done = [verifier.prob(features_batch(work_img, [q for q, _f, _c in props[:LATE_CHUNK]]))]
-            while len(done) * LATE_CHUNK < len(props) and time.thread_time() < end:
-                chunk = props[len(done) * LATE_CHUNK : (len(done) + 1) * LATE_CHUNK]
-                done.append(verifier.prob(features_batch(work_img, [q for q, _f, _c in chunk])))
-            p = np.concatenate(done)
-            truncated = truncated or len(p) < len(props)
-            props = props[: len(p)]
-        else:
-            p = verifier.prob(features_batch(work_img, [q for q, _f, _c in props]))
+        # out of time, the most card-like proposals are still verified, a chunk at a time while the
+        # frame can spare it, not all dropped -- on a slower core (a Pi 5's) every cluttered photo
+        # ran out here and kept no card; in time, all of them at once
+        end = (
+            max(late or deadline, deadline)
+            if deadline is not None and time.thread_time() > deadline
+            else None
+        )
+        step = LATE_CHUNK if end is not None else len(props)
+        done: list[np.ndarray] = []
+        for start in range(0, len(props), step):
+            if done and time.thread_time() >= end:
+                break
+            chunk = props[start : start + step]
+            done.append(verifier.prob(features_batch(work_img, [q for q, _f, _c in chunk])))
+        p = np.concatenate(done)
+        truncated = truncated or len(p) < len(props)
+        props = props[: len(p)]
     chosen = sorted(
         [(float(p[i]), props[i]) for i in range(len(props)) if p[i] >= _accept_for(props[i][2], accept)]
         + [(k.score, (k.corners * scale, 1.0, k.cue)) for k in kept_before],
