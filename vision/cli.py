@@ -76,6 +76,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="table layout (TOML, or the spec's JSON pixel form) to draw zones (and learn card size)",
     )
     p.add_argument("--seats", type=int, default=None, help="draw the default simulated layout with N seats")
+    p.add_argument(
+        "--budget-ms",
+        type=_budget_ms,
+        default=None,
+        metavar="MS",
+        help="CPU milliseconds an image may cost before detection stops and reports what it found "
+        "(default 2000 for photographs: the camera's frames get 500; 0: no bound)",
+    )
     p.set_defaults(handler=cmd_detect)
 
     p = sub.add_parser("calibrate", help="table layout from a picture showing the four ArUco table markers")
@@ -105,6 +113,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out-dir", default=None, help="with --real: where the models go (default: the package)")
     p.set_defaults(handler=cmd_train)
+
+
+def _budget_ms(text: str) -> float:
+    """`--budget-ms`: CPU milliseconds, 0 for no bound (argparse names the option on a bad value)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of milliseconds: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 (no bound) or a positive number of ms, not {text!r}")
+    return value
 
 
 def _err(msg: str) -> None:
@@ -257,7 +276,7 @@ def _overlay_path(base: str, i: int, n: int) -> str:
 def cmd_detect(args) -> int:
     import cv2
 
-    from vision.detect import Detector
+    from vision.detect import STILL_BUDGET_MS, Detector
     from vision.image_header import ImageHeaderError, check_image
     from vision.read import DeckModelError
 
@@ -273,7 +292,8 @@ def cmd_detect(args) -> int:
     try:
         # a JSON layout without card_width_px only guesses the card size: the detector measures it
         known = layout is not None and layout.card_width_known
-        detector = Detector(args.deck, layout=layout if known else None)
+        budget = STILL_BUDGET_MS if args.budget_ms is None else args.budget_ms or None
+        detector = Detector(args.deck, layout=layout if known else None, budget_ms=budget)
     except DeckModelError as exc:
         _err(f"detect: {exc}")
         return 2

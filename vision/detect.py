@@ -74,6 +74,9 @@ CARD_ASPECT = 88.0 / 63.0
 PRIOR_SPAN = 0.15  # a card width measured this far from the known one is another size
 PRIOR_SHARE = 0.4  # ... and the known one stands when this share of as many sides agree with it
 BUDGET_MS = 500.0  # CPU ms: a frame's detection stops here, whatever is on it, and reports what it found
+# a photograph given to `vision detect` is not a camera frame (nothing waits for the next one): still
+# bounded, but loose enough that a slower or busier machine than this one reads the same cards
+STILL_BUDGET_MS = 4 * BUDGET_MS
 MAX_PIXELS = 3840 * 2160 * 1.1  # a bigger picture is thinned by a stride before any other work
 SEARCH_SHARE = 0.7  # ... and the felt stage's searches until this share: the rest is for reading
 COMBO_CHECK = 32  # _split_blob looks at the clock after this many proposals or combinations of cards

@@ -76,6 +76,24 @@ def test_detect_overlay_is_written(tmp_path):
     assert not np.array_equal(img, cv2.imread(paths[0]))
 
 
+def test_detect_budget_bounds_an_image_and_says_it_was_cut(tmp_path):
+    """`--budget-ms` bounds a photograph's cost: cut short, the line says so (`truncated`) and keeps
+    the contract's fields; 0 lifts the bound; a bad value names the option."""
+    paths, truths = _frames(tmp_path, 1)
+    cut = run_cli("vision", "detect", paths[0], "--json", "--budget-ms", "1")
+    whole = run_cli("vision", "detect", paths[0], "--json", "--budget-ms", "0")
+    assert cut.returncode == 0 and whole.returncode == 0, cut.stderr + whole.stderr
+    cut_line, whole_line = json.loads(cut.stdout), json.loads(whole.stdout)
+    assert cut_line["truncated"] is True and "truncated" not in whole_line
+    assert set(cut_line) >= {"image", "width", "height", "cards", "button", "ms"}
+    up = {c["code"] for c in truths[0]["cards"] if c["face"] == "up" and c["visible"] > 0.99}
+    read_whole = up & {c["code"] for c in whole_line["cards"]}
+    read_cut = up & {c["code"] for c in cut_line["cards"]}
+    assert len(read_whole) >= 0.9 * len(up) and len(read_cut) < len(read_whole)
+    bad = run_cli("vision", "detect", paths[0], "--json", "--budget-ms", "-5")
+    assert bad.returncode == 2 and "--budget-ms" in bad.stderr and not bad.stdout
+
+
 def test_detect_nothing_readable_exits_nonzero(tmp_path):
     r = run_cli("vision", "detect", str(tmp_path / "missing.png"), "--json")
     assert r.returncode != 0
