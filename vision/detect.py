@@ -49,6 +49,7 @@ from vision.polygons import intersection_area, share_of_smaller
 from vision.polygons import iou as polygon_iou
 from vision.read import (
     BUILTIN_SURE,
+    BUILTIN_TRUSTED,
     LOOK_ALIKE_MARGIN,
     BuiltinReader,
     DeckModel,
@@ -1110,11 +1111,14 @@ class Detector:
         unrelated means (whole pictures as enrolled; corner indices as many decks print them), they
         agreed on a wrong code once in 808 cards (rendered held-out decks 0 of 606; edje's pinochle
         deck enrolled from photos and read under other light 1 of 202). Where they read two codes and
-        the templates' stands, its odds against the built-in reader's:
-        t (1 - b) / (t (1 - b) + b (1 - t)), t the templates' own score (0.5 + 2.5 x their margin:
-        how much better the best template fits than the next, not how often it is right; on edje,
-        reads at 0.5-0.7 were right 0.72 of the time and at 0.9-0.95 0.86), b the built-in reader's;
-        disagreeing with it, the templates were right 7 of 54 times on edje, 14 of 17 rendered."""
+        the templates' stands, its odds against the built-in reader's, but never more than t:
+        min(t, t (1 - b) / (t (1 - b) + b (1 - t))), t the templates' own score (0.5 + 2.5 x their
+        margin: how much better the best template fits than the next, not how often it is right), b
+        the built-in reader's calibrated confidence; disagreeing with it, the templates were right 7
+        of 54 times on edje, 14 of 17 rendered. (The odds alone take a third code for impossible: a
+        rival the built-in reader doubted, b 0.2, made the templates' code 0.86-0.93 sure, on edje
+        right 2 of 6 times. t (1 - b), the templates right only where the built-in reader is wrong,
+        left the simulated table's small board cards unnamed, 0.3-0.45, that they read right.)"""
         seen, sure = self._builtin_reading(canon, visible, own, corners)
         settled = self._settled_by_builtin(res, seen, sure)
         if settled is not None:
@@ -1124,19 +1128,24 @@ class Detector:
             return code, t
         if seen.code == code:
             return code, AGREED
+        # never surer than the templates alone: the odds take a third code for impossible, and a
+        # rival the built-in reader doubted (b 0.2) made the templates' code 0.86-0.93 sure, on
+        # edje right 2 of 6 times
         odds_for, odds_against = t * (1 - sure), sure * (1 - t)
-        return code, round(odds_for / max(odds_for + odds_against, 1e-9), 3)
+        return code, round(min(t, odds_for / max(odds_for + odds_against, 1e-9)), 3)
 
     def _settled_by_builtin(self, res: ReadResult, seen: ReadResult, conf: float) -> tuple[str, float] | None:
         """The built-in reader's code and calibrated confidence (`seen`, `conf`) where it overrules
         the enrolled deck's templates (`res`, the enrolled reading of a face-up card); else None.
         It does so for a code the deck holds that is not one it reads another of this deck's own
         pictures as (`DeckModel.builtin_misreads`): where it is at its surest (BUILTIN_SURE,
-        calibrated), or where it is sure (SETTLES_ENROLLED), the templates are unsure (under
-        ENROLLED_UNSURE) and rank that code among the deck's likeliest (`res.candidates`) -- then two
-        suits of one colour of the same rank only where the built-in reader knows this deck's shapes
-        of them (`DeckModel.trusted_pairs`: on a deck that draws its clubs like spades it would
-        overrule the templates' right answer).
+        calibrated); on a deck of the standard indices it learnt (`DeckModel.standard_indices`: it
+        read none of the deck's own pictures surely wrong) where it is fairly sure (BUILTIN_TRUSTED);
+        or where it is sure (SETTLES_ENROLLED), the templates are unsure (under ENROLLED_UNSURE) and
+        rank that code among the deck's likeliest (`res.candidates`). Below its surest, two suits of
+        one colour of the same rank only where the built-in reader knows this deck's shapes of them
+        (`DeckModel.trusted_pairs`: on a deck that draws its clubs like spades it would overrule the
+        templates' right answer).
 
         The templates compare whole pictures, as enrolled: where a club and a spade of one rank
         differ in a few pixels of each pip (the drawn deck's 7c, Tc, 5c read as spades in a dead
@@ -1144,8 +1153,10 @@ class Detector:
         background is not the enrolment's, the built-in reader, which learnt from many decks and
         real photos, is the surer. edje's one pinochle deck enrolled from one photo of each card and
         read on its other photos (bench/bench_enroll_real.py): templates alone 0.698, with the
-        unsure settled 0.757, with the surest built-in reading standing 0.83 (built-in alone 0.92);
-        rendered held-out decks unchanged (docs/vision.md)."""
+        unsure settled 0.757, with the surest built-in reading standing 0.83, trusted from
+        BUILTIN_TRUSTED on this deck of standard indices 0.911 (built-in alone 0.92); rendered
+        held-out decks unchanged (bellot, whose 8s it reads as 10s, is no deck of standard indices:
+        there it read 5 of 7 of its disagreements with the templates wrong at 0.93) (docs/vision.md)."""
         code = res.code
         other = seen.code
         model = self.model
@@ -1155,11 +1166,15 @@ class Detector:
             return None  # it reads one of this deck's own cards as that code
         if conf >= BUILTIN_SURE:
             return other, conf
-        if code is None or res.confidence >= ENROLLED_UNSURE or other not in res.candidates:
+        if code is None:
             return None
         look_alike = other[0] == code[0] and (other[1] in "hd") == (code[1] in "hd")
         if look_alike and not any({other[1], code[1]} == set(p) for p in getattr(model, "trusted_pairs", ())):
             return None  # suits this deck draws unlike most (DeckModel.trusted_pairs)
+        if conf >= BUILTIN_TRUSTED and getattr(model, "standard_indices", False):
+            return other, conf  # a deck of the indices it learnt: trusted where fairly sure
+        if res.confidence >= ENROLLED_UNSURE or other not in res.candidates:
+            return None
         return (other, conf) if conf >= SETTLES_ENROLLED else None
 
     def _discs(self, frame, mask, leftovers, rects, scale, card_w):

@@ -60,6 +60,10 @@ LOOK_ALIKE_BLUR = (0.0, 1.0)  # px: the enrolled pictures the classifier is chec
 # (vision.detect.Detector._settled_by_builtin), unless it read one of the deck's own pictures as that
 # code this surely (`builtin_misreads`, worked out at enrolment)
 BUILTIN_SURE = 0.95
+# ... and on a deck whose own pictures it reads without a sure misread (no `builtin_misreads`: the
+# standard indices it learnt), this sure of a code the templates did not read: calibrated, right at
+# least three times in four, where the templates' disagreeing score is no probability at all
+BUILTIN_TRUSTED = 0.75
 INDEX_CANDIDATES = 5  # enrolled: this many best whole-card matches have their corner index compared
 # enrolled: a best whole-card match under this and the card is matched a quarter turn round too.
 # Through the simulated camera (vision.read_synth, half the views degraded), the right card upright
@@ -208,12 +212,15 @@ class DeckModel:
         name: str = "",
         fine: np.ndarray | None = None,
         trusted_pairs: tuple[str, ...] = LOOK_ALIKE_PAIRS,
-        builtin_misreads: tuple[str, ...] = (),
+        builtin_misreads: tuple[str, ...] | None = (),
     ):
         self.codes = codes
         # the codes the built-in reader, at its surest, read one of this deck's other cards as
         # (`builtin_misreads`, worked out at enrolment): it may not overrule the templates with them
-        self.builtin_misreads = tuple(builtin_misreads)
+        # (None: not worked out, a model enrolled before they were -- none known, and no deck of
+        # standard indices either)
+        self.builtin_misreads = tuple(builtin_misreads or ())
+        self.misreads_known = builtin_misreads is not None
         # the same-colour suit pairs whose look-alikes the built-in suit classifier may settle: those
         # it tells apart on this deck's own cards (`suit_pairs_told_apart`, worked out at enrolment)
         self.trusted_pairs = tuple(trusted_pairs)
@@ -415,6 +422,12 @@ class DeckModel:
         return best, second, margin
 
     # -- files ---------------------------------------------------------------------------------
+    @property
+    def standard_indices(self) -> bool:
+        """A deck the built-in reader reads on its own pictures without a sure misread: the standard
+        indices it learnt (Detector._settled_by_builtin trusts it there from BUILTIN_TRUSTED)."""
+        return self.misreads_known and not self.builtin_misreads
+
     def save(self, path: str | Path) -> None:
         with open(path, "wb") as fh:
             np.savez_compressed(
@@ -428,7 +441,12 @@ class DeckModel:
                 fine=self.fine.astype(np.float16) if self.fine is not None else np.zeros((0,), np.float16),
                 back=self.back.astype(np.float16) if self.back is not None else np.zeros((0,), np.float16),
                 trusted_pairs=np.array(self.trusted_pairs, dtype="<U2"),
-                builtin_misreads=np.array(self.builtin_misreads, dtype="<U2"),
+                # (not written where never worked out: loaded again, still unknown)
+                **(
+                    {"builtin_misreads": np.array(self.builtin_misreads, dtype="<U2")}
+                    if self.misreads_known
+                    else {}
+                ),
             )
 
 
@@ -456,7 +474,7 @@ def load_model(path: str | Path) -> DeckModel:
             # (a model enrolled before the pairs were checked lets the classifier settle both)
             pairs = tuple(str(p) for p in z["trusted_pairs"]) if "trusted_pairs" in z else LOOK_ALIKE_PAIRS
             # (a model enrolled before they were worked out: none known)
-            misreads = tuple(str(c) for c in z["builtin_misreads"]) if "builtin_misreads" in z else ()
+            misreads = tuple(str(c) for c in z["builtin_misreads"]) if "builtin_misreads" in z else None
     except DeckModelError:
         raise
     except FileNotFoundError as exc:
@@ -469,7 +487,7 @@ def load_model(path: str | Path) -> DeckModel:
         raise DeckModelError(f"{p}: deck model is damaged (fine templates)")
     if any(pair not in LOOK_ALIKE_PAIRS for pair in pairs):
         raise DeckModelError(f"{p}: deck model is damaged (trusted suit pairs {list(pairs)})")
-    if any(code not in ALL_CODES for code in misreads):
+    if any(code not in ALL_CODES for code in misreads or ()):
         raise DeckModelError(f"{p}: deck model is damaged (built-in misreads {list(misreads)})")
     return DeckModel(
         codes, full, index, back if back.size else None, name, fine if fine.size else None, pairs, misreads

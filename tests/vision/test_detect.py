@@ -685,9 +685,10 @@ def test_an_enrolled_deck_read_under_other_light_is_settled_by_a_sure_builtin_re
     """edje's one pinochle deck, enrolled as `vision enroll-table` would (each card's picture cut
     out of the first sample photo showing it apart) and read on the sample's other photos, taken
     with other cameras, light and backgrounds: the templates alone read fewer right than with the
-    built-in reader weighed in (overruling them where it is at its surest, settling them where they
-    are unsure), and the confidence says which codes to trust: those read at 0.9 or more are right
-    at least nine times in ten (20 of 21 here), and most wrong codes are read under it."""
+    built-in reader weighed in (overruling them where it is at its surest, or fairly sure on a deck
+    of the standard indices it learnt, settling them where they are unsure), and the confidence says
+    which codes to trust: those read at 0.9 or more are right at least nine times in ten (16 of 16
+    here), and most wrong codes are read under it."""
     from pathlib import Path
 
     import vision.detect as detect
@@ -709,6 +710,7 @@ def test_an_enrolled_deck_read_under_other_light_is_settled_by_a_sure_builtin_re
             if alone:  # the templates alone: the built-in reader never overrules them
                 monkeypatch.setattr(detect, "ENROLLED_UNSURE", 0.0)
                 monkeypatch.setattr(detect, "BUILTIN_SURE", 2.0)
+                monkeypatch.setattr(detect, "BUILTIN_TRUSTED", 2.0)
             det = detector(source, budget_ms=None)
             det.model = model
             reads[alone] = []
@@ -727,7 +729,8 @@ def test_an_enrolled_deck_read_under_other_light_is_settled_by_a_sure_builtin_re
     right = {alone: sum(ok for ok, _c in got) for alone, got in reads.items()}
     assert total >= 20
     assert right[True] < right[False]
-    assert right[False] >= 0.8 * total, (right, total)
+    # (the built-in reader trusted from BUILTIN_TRUSTED on this deck of standard indices: 17 -> 20 of 21)
+    assert right[False] >= 0.9 * total, (right, total)
     sure = [ok for ok, c in reads[False] if c >= 0.9]
     wrong_unsure = [c < 0.9 for ok, c in reads[False] if not ok]
     assert len(sure) >= 0.6 * total and sum(sure) >= 0.9 * len(sure), (sum(sure), len(sure))
