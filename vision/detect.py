@@ -29,6 +29,7 @@ import numpy as np
 
 from vision.cardnet import CardNet, load_cardnet
 from vision.cardnet import refine as refine_net_corners
+from vision.chip_rim import in_a_chip_rim
 from vision.confidence import calibrated
 from vision.confidence import load as load_calibration
 from vision.detect_quads import (
@@ -430,6 +431,9 @@ class Detector:
         cards += self._net_only_cards(frame, net, cards, discs)
         if not self._out_of_time():
             cards += self._cards_under(frame, cards, mask, scale, discs)
+        # an unread "card" set into the rim of a chip is the chip's insert (vision.chip_rim; a card
+        # read face up showed its index)
+        cards = [c for c in cards if c.code is not None or not in_a_chip_rim(frame, c.corners)]
         if stride > 1:
             _scale_result(cards, button, discs, stride)
         if self.track:
