@@ -118,6 +118,9 @@ COPY_SIZE = 0.15
 # view stays); the strip must lie in a card of the found cards' size, its hidden part under them and
 # its part in view the strip, each by UNDER_FIT at least; the strip may be this much over a card
 UNDER_TRIM = 0.08
+FELT_AROUND = (
+    0.8  # of the band round an unread card: felt or cards, and it lies on the table (no chip insert)
+)
 UNDER_FIT = 0.75
 UNDER_SLACK = 0.1
 # the felt's median window (Detector._felt_of), where the cards are longer than it, spans this many
@@ -300,6 +303,7 @@ class Detector:
         self._quad_memo: tuple | None = None  # (thumbnail, verified cards) of the last frame
         self._felt_memo: tuple | None = None  # (felt, mask, strong edges) of the quad memo's frame
         self._still: tuple | None = None  # (small picture, result) of the last frame looked at in full
+        self._rim_memo: dict[tuple, bool] = {}  # tracking: unread cards' outlines -> chip inserts or not
         self.builtin = BuiltinReader()
         self.layout = layout
         self.track = track
@@ -431,9 +435,7 @@ class Detector:
         cards += self._net_only_cards(frame, net, cards, discs)
         if not self._out_of_time():
             cards += self._cards_under(frame, cards, mask, scale, discs)
-        # an unread "card" set into the rim of a chip is the chip's insert (vision.chip_rim; a card
-        # read face up showed its index)
-        cards = [c for c in cards if c.code is not None or not in_a_chip_rim(frame, c.corners)]
+        cards = self._without_chip_inserts(frame, cards, mask, scale)
         if stride > 1:
             _scale_result(cards, button, discs, stride)
         if self.track:
@@ -611,6 +613,37 @@ class Detector:
             found.append(under)
             cv2.fillConvexPoly(taken, np.round(under).astype(np.int32), 255)
         return out
+
+    def _without_chip_inserts(
+        self, frame: np.ndarray, cards: list[CardObs], mask: np.ndarray, scale: float
+    ) -> list[CardObs]:
+        """The cards but those unread that are set into a chip's rim: its inserts (vision.chip_rim; a
+        card read face up showed its index). A card the felt (`mask`'s background) and other cards
+        mostly surround lies on the table, not in a chip; tracking, an outline where it lay a frame ago keeps its
+        verdict (about 1 ms a card otherwise, on every frame something moved in)."""
+        verdicts: dict[tuple, bool] = {}
+        kept = []
+        table = None  # the felt and the cards found: what a card on the table lies among
+        for c in cards:
+            if c.code is not None:
+                kept.append(c)
+                continue
+            if table is None:
+                table = (mask == 0).astype(np.uint8)
+                for other in cards:
+                    q = np.round(np.asarray(other.corners, np.float64) * scale).astype(np.int32)
+                    cv2.fillConvexPoly(table, q, 1)
+            key = tuple(np.round(np.asarray(c.corners, np.float64) / 2).astype(int).ravel())
+            insert = self._rim_memo.get(key) if self.track else None
+            if insert is None:
+                on_table = _on_the_table(table, np.asarray(c.corners, np.float64) * scale)
+                insert = not on_table and in_a_chip_rim(frame, c.corners)
+            verdicts[key] = insert
+            if not insert:
+                kept.append(c)
+        if self.track:
+            self._rim_memo = verdicts
+        return kept
 
     def _quad_cards(self, frame: np.ndarray, quads, cards: list[CardObs]) -> list[CardObs]:
         """Verified whole cards the felt stage did not find, read like the others."""
@@ -2211,6 +2244,25 @@ def _card_under(strip: np.ndarray, found: list[np.ndarray], taken: np.ndarray, d
         if score > best_score:
             best, best_score = quad, score
     return best
+
+
+def _on_the_table(table: np.ndarray, q: np.ndarray) -> bool:
+    """Whether the felt or other cards (`table` 1) make up at least FELT_AROUND of a band a fifth of
+    the card's width wide round outline `q` (work px): a card lying on the table, not in a chip."""
+    w = _card_dims(q)[0]
+    band = max(2, int(0.2 * w + 0.5))
+    x0, y0 = np.floor(q.min(axis=0)).astype(int) - band - 1
+    x1, y1 = np.ceil(q.max(axis=0)).astype(int) + band + 2
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, table.shape[1]), min(y1, table.shape[0])
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return False
+    card = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(card, np.round(q - [x0, y0]).astype(np.int32), 1)
+    ring = cv2.dilate(card, np.ones((2 * band + 1, 2 * band + 1), np.uint8)) > card
+    if not ring.any():
+        return False
+    return float(table[y0:y1, x0:x1][ring].mean()) >= FELT_AROUND
 
 
 def _outline_mask(q: np.ndarray, shape) -> np.ndarray:
