@@ -81,7 +81,9 @@ def test_the_detector_looks_for_chips_only_round_unread_cards_off_the_table(monk
 
     looked = []
     real = detect.in_a_chip_rim
-    monkeypatch.setattr(detect, "in_a_chip_rim", lambda frame, corners: looked.append(1) or real(frame, corners))
+    monkeypatch.setattr(
+        detect, "in_a_chip_rim", lambda frame, corners: looked.append(1) or real(frame, corners)
+    )
     det = detect.Detector()
     frame, _truth = render(random_scene(7100, deck="tango"), 1920, 1080, 7100)
     res = det.detect(frame)
