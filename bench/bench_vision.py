@@ -199,12 +199,19 @@ def real_photos(source: str, limit: int | None, loso: Path | None = None) -> Rea
     else:
         det = Detector(**DETECTOR_OPTIONS)
     total = RealScore()
-    for name in sample(list(labels), limit):
-        frame = cv2.imread(str(root / source / name), cv2.IMREAD_COLOR)
-        if frame is None:
-            continue
-        det.card_width_hint = None  # every photo another camera
-        add(total, score_image(det.detect(frame), labels[name]))
+    try:
+        for name in sample(list(labels), limit):
+            frame = cv2.imread(str(root / source / name), cv2.IMREAD_COLOR)
+            if frame is None:
+                continue
+            det.card_width_hint = None  # every photo another camera
+            add(total, score_image(det.detect(frame), labels[name]))
+    finally:
+        # the shipped networks again: the rendered decks after this are read with them (the last
+        # fold's had stayed loaded, and read the rendered decks in the figures of a --loso run)
+        use_glyph_weights(None)
+        if INDEX_NET:
+            use_index_weights(None)
     return total
 
 
