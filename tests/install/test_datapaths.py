@@ -37,7 +37,8 @@ def test_the_repository_carries_decks_hands_rulebooks_and_photos_with_their_lice
         assert (photos / folder / "LICENSE.txt").stat().st_size > 0
         total += sum(p.stat().st_size for p in (photos / folder).glob("*.jpg"))
     # 6.0 MB: the 28 photos of the demo and the doctor, and the 32 the real-photo tests measure (54)
-    assert total < 6_500_000, "the sample stays a few MB; the full set lives outside the repository"
+    # (6.5 MB with the two chip photos of stop 52: the chip-insert tests run in a clone alone)
+    assert total < 7_000_000, "the sample stays a few MB; the full set lives outside the repository"
 
 
 def test_the_repository_copy_comes_first_and_shared_only_adds(tmp_path, monkeypatch):
