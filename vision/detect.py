@@ -113,14 +113,13 @@ PIECE_AREA = 0.4
 # explained by four overlapping cards at the right size, each on a corner of it): one card of one
 # deck cannot cover half of another of the same size without being seen as two by the verifier
 COPY_SIZE = 0.15
+# of the band round an unread card: felt or other cards, and it lies on the table (no chip insert)
+FELT_AROUND = 0.8
 # a card under found cards that no stage found is looked for in the foreground left once they are
 # taken out, opened by this share of a card's width (grain and a shadow's rim go, a card's strip in
 # view stays); the strip must lie in a card of the found cards' size, its hidden part under them and
 # its part in view the strip, each by UNDER_FIT at least; the strip may be this much over a card
 UNDER_TRIM = 0.08
-FELT_AROUND = (
-    0.8  # of the band round an unread card: felt or cards, and it lies on the table (no chip insert)
-)
 UNDER_FIT = 0.75
 UNDER_SLACK = 0.1
 # the felt's median window (Detector._felt_of), where the cards are longer than it, spans this many
@@ -619,8 +618,8 @@ class Detector:
     ) -> list[CardObs]:
         """The cards but those unread that are set into a chip's rim: its inserts (vision.chip_rim; a
         card read face up showed its index). A card the felt (`mask`'s background) and other cards
-        mostly surround lies on the table, not in a chip; tracking, an outline where it lay a frame ago keeps its
-        verdict (about 1 ms a card otherwise, on every frame something moved in)."""
+        mostly surround lies on the table, not in a chip; tracking, an outline where it lay a frame
+        ago keeps its verdict (about 1 ms a card otherwise, on every frame something moved in)."""
         verdicts: dict[tuple, bool] = {}
         kept = []
         table = None  # the felt and the cards found: what a card on the table lies among

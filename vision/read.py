@@ -421,13 +421,13 @@ class DeckModel:
             return second, best, margin
         return best, second, margin
 
-    # -- files ---------------------------------------------------------------------------------
     @property
     def standard_indices(self) -> bool:
         """A deck the built-in reader reads on its own pictures without a sure misread: the standard
         indices it learnt (Detector._settled_by_builtin trusts it there from BUILTIN_TRUSTED)."""
         return self.misreads_known and not self.builtin_misreads
 
+    # -- files ---------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         with open(path, "wb") as fh:
             np.savez_compressed(
