@@ -45,6 +45,7 @@ from vision.detect_quads import (
     load_verifier,
     work_picture,
 )
+from vision.edge_cards import MIN_IN_VIEW, SIZE_SPAN, card_beyond_edge
 from vision.polygons import area as polygon_area
 from vision.polygons import intersection_area, share_of_smaller
 from vision.polygons import iou as polygon_iou
@@ -115,6 +116,14 @@ PIECE_AREA = 0.4
 COPY_SIZE = 0.15
 # of the band round an unread card: felt or other cards, and it lies on the table (no chip insert)
 FELT_AROUND = 0.8
+# a card cut by the picture's edge (vision.edge_cards) is kept where the part in view is read
+# surely: calibrated, right nine times in ten; at most this many such outlines are read a frame
+EDGE_SURE = 0.9
+EDGE_READS = 12
+# ... and where its paper is grey: the least saturated quarter of its part in view (HSV saturation,
+# 0-255) at most this much over the other face-up cards' (one light), or this at most with none
+PAPER_SAT_OVER = 40.0
+PAPER_SAT = 80.0
 # a card under found cards that no stage found is looked for in the foreground left once they are
 # taken out, opened by this share of a card's width (grain and a shadow's rim go, a card's strip in
 # view stays); the strip must lie in a card of the found cards' size, its hidden part under them and
@@ -334,7 +343,7 @@ class Detector:
             stride += 1
         if stride > 1:
             frame = np.ascontiguousarray(frame[::stride, ::stride])
-        quads, qwork, net = [], None, []
+        quads, qwork, net, at_edge = [], None, [], []
         region, refreshed = None, False  # where a tracked table changed (proposal work px)
         still_key = None
         if self.track:
@@ -352,21 +361,25 @@ class Detector:
             last = self._quad_memo
             if self.track and last is not None and np.abs(last[0] - thumb).max() < 10:
                 quads, net = last[1], last[2]  # the same table as a frame ago: its verified cards again
+                at_edge = last[4]
             else:
                 quad_deadline = c0 + QUAD_SHARE * budget if budget else None
                 cmap = change_map(qwork[0]) if self.track else None
                 region = self._changed(last, cmap, qwork[0].shape)
                 if region == ():  # nothing changed that a card could be made of
-                    quads, cut = last[1], False
+                    quads, cut, at_edge = last[1], False, last[4]
                 else:
                     quads, cut = find_cards(
                         frame, self.verifier, quad_deadline, work=qwork, region=region,
                         previous=last[1] if region is not None else [], late=self._search_deadline,
+                        at_edge=at_edge,
                     )  # fmt: skip
+                    if region is not None:  # outside the change, the outlines at the edge are as they were
+                        at_edge += last[4]
                 net = self._net_cards(frame, qwork) if self.cardnet is not None else []
                 self._truncated |= cut
                 if self.track and not cut:
-                    self._quad_memo = (thumb, quads, net, cmap)
+                    self._quad_memo = (thumb, quads, net, cmap, at_edge)
                     refreshed = True
         if quads and self.layout is not None and self.layout.card_width_known:
             # a calibrated table knows its deck's card size: a "card" the verifier vouches for at
@@ -381,6 +394,7 @@ class Detector:
         sure_dims = [d for d, q in zip(dims, quads, strict=True) if q.score >= SIZE_SURE]
         self._sure_widths = [w for w, _l in sure_dims]
         self._whole_widths = [w for w, ln in sure_dims if WHOLE_ASPECT[0] <= ln / w <= WHOLE_ASPECT[1]]
+        self._whole_dims = [(w, ln) for w, ln in sure_dims if WHOLE_ASPECT[0] <= ln / w <= WHOLE_ASPECT[1]]
         # a photo squeezed to a square (dataset exports) makes cards 2.4 long to 1 wide: the felt
         # stage, looking for 1.4, then split every card into halves
         self._sure_aspect = float(np.median([ln / w for w, ln in sure_dims])) if sure_dims else CARD_ASPECT
@@ -434,6 +448,8 @@ class Detector:
         cards += self._net_only_cards(frame, net, cards, discs)
         if not self._out_of_time():
             cards += self._cards_under(frame, cards, mask, scale, discs)
+        if at_edge and qwork is not None:
+            cards += self._cards_cut_by_edge(frame, at_edge, qwork, cards, card_w / scale)
         cards = self._without_chip_inserts(frame, cards, mask, scale)
         if stride > 1:
             _scale_result(cards, button, discs, stride)
@@ -656,6 +672,57 @@ class Detector:
                 continue  # (an unsure outline touching found cards is often the gap between them)
             out.append(self._added_card(frame, q.corners))
             have.append(np.asarray(out[-1].corners, np.float64))
+        return out
+
+    def _cards_cut_by_edge(
+        self, frame: np.ndarray, outlines: list[np.ndarray], qwork, cards: list[CardObs], felt_width: float
+    ) -> list[CardObs]:
+        """Cards the picture's edge cuts, which no other stage found (`vision.edge_cards`), from the
+        outlines reaching the border (proposal work px): kept where the reader reads a corner
+        index in the part in view at EDGE_SURE or surer, on paper as grey as the other cards'
+        (`_paper_saturation`: the index network, taught card corners only, was as sure of a code on
+        a blue book's cover or a brown cushion as on a card). The deck's size is the whole cards'
+        the verifier is sure of, else the felt stage's."""
+        work, qscale = qwork
+        if self._whole_dims:
+            width = float(np.median([w for w, _l in self._whole_dims]))
+            length = float(np.median([ln for _w, ln in self._whole_dims]))
+        else:
+            width, length = felt_width, felt_width * self._aspect
+        size = (work.shape[1], work.shape[0])
+        # the least of a card that may be in view (a card half the deck's size, MIN_IN_VIEW of it);
+        # several cues give one outline: each box is looked at once
+        least = MIN_IN_VIEW * (SIZE_SPAN[0] * qscale) ** 2 * width * length
+        cands: list[np.ndarray] = []
+        boxes: set = set()
+        for c in outlines:
+            box = tuple(v // 2 for v in cv2.boundingRect(c))
+            if box in boxes or cv2.contourArea(c) < least:
+                continue
+            boxes.add(box)
+            for q in card_beyond_edge(c, size, width * qscale, length * qscale):
+                q = q / qscale
+                if not any(polygon_iou(q, o) > 0.6 for o in cands):
+                    cands.append(q)
+        have = [np.asarray(c.corners, np.float64) for c in cards]
+        if not cands:
+            return []
+        ups = [_paper_saturation(frame, np.asarray(c.corners)) for c in cards if c.face == "up"][:EDGE_READS]
+        most = (float(np.median(ups)) + PAPER_SAT_OVER) if ups else PAPER_SAT
+        out: list[CardObs] = []
+        reads = 0
+        for q in cands:
+            if reads >= EDGE_READS or self._out_of_time():
+                break
+            if any(_overlap(q, o) and share_of_smaller(q, o) > ADD_OVERLAP for o in have):
+                continue
+            if _paper_saturation(frame, q) > most:
+                continue
+            reads += 1
+            card = self._added_card(frame, q)
+            if card.face == "up" and card.code is not None and card.confidence >= EDGE_SURE:
+                out.append(card)
+                have.append(q)
         return out
 
     def _added_card(self, frame: np.ndarray, outline: np.ndarray) -> CardObs:
@@ -1414,6 +1481,24 @@ def _court_too_small(code: str | None, corners: np.ndarray) -> bool:
     were right 32 in 39. The rank is then no reading at all: the tracker counts the card face up
     without naming it, which is all an exposure needs (issue 14)."""
     return code is not None and code[0] in "JQK" and _card_dims(corners)[0] < COURT_MIN_WIDTH
+
+
+def _paper_saturation(frame: np.ndarray, corners: np.ndarray) -> float:
+    """The saturation (HSV, 0-255) a quarter of an outline's part in view stays under: a card's
+    paper is grey whatever ink is on it, a coloured surface is not. Looked at on a crop thinned to
+    about 64 px, so a 4K card costs what a small one does."""
+    h, w = frame.shape[:2]
+    q = np.asarray(corners, np.float64).reshape(-1, 2)
+    x0, y0 = (max(int(v), 0) for v in q.min(axis=0))
+    x1, y1 = min(int(q[:, 0].max()) + 1, w), min(int(q[:, 1].max()) + 1, h)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return 255.0
+    step = max(1, max(x1 - x0, y1 - y0) // 64)
+    crop = np.ascontiguousarray(frame[y0:y1:step, x0:x1:step])
+    inside = np.zeros(crop.shape[:2], np.uint8)
+    cv2.fillConvexPoly(inside, np.round((q - [x0, y0]) / step).astype(np.int32), 1)
+    sat = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)[:, :, 1][inside > 0]
+    return float(np.percentile(sat, 25)) if sat.size else 255.0
 
 
 def _card_dims(q: np.ndarray) -> tuple[float, float]:

@@ -29,6 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.edge_cards import touches_border
 from vision.line_quads import line_quads
 from vision.polygons import area as polygon_area
 from vision.polygons import share_of_smaller
@@ -39,10 +40,17 @@ MAX_PROPOSALS = 160  # verified per frame at most (the most card-like first)
 LATE_CHUNK = 16  # ... verified this many at a time where the proposals alone spent the stage's time
 MIN_SHORT = 9.0  # work px: a card narrower than this cannot be told from a scrap of paper
 # short/long side: 0.71 for a card seen square on. A photo squeezed to a square (4:3 -> 1:1, as
-# dataset exports do) turns that into 0.71/0.75 = 0.95 or 0.71*0.75 = 0.53, and a tilted camera
-# shortens one side by a further quarter: 0.4 .. 1.0 (any rectangle) is geometry, not a fit. The
-# verifier sees every proposal warped to a card's shape and decides.
-ASPECT = (0.4, 1.0)
+# dataset exports do) turns that into 0.71/0.75 = 0.95 or 0.71*0.75 = 0.53, and a camera 45 degrees
+# off square shortens one side to 0.71 of it: 0.53*0.71 = 0.38, so 0.36 .. 1.0 (any rectangle) is
+# geometry, not a fit (0.4, "a further quarter", missed the far row of roboflow IMG_3321's squeezed
+# photo, 0.39). The verifier sees every proposal warped to a card's shape and decides.
+ASPECT = (0.36, 1.0)
+# ... for a quadrilateral between straight lines where no outline closed (line_quads), weaker
+# evidence: a strip of counter beside a card, 0.35, was vouched for at 0.82 (roboflow IMG_5918)
+LINE_ASPECT = (0.4, 1.0)
+EDGE_MIN_AREA = (
+    0.3 * MIN_SHORT * MIN_SHORT / 0.71
+)  # work px: an outline at the border this big may be part of a card
 MIN_FILL = 0.72  # contour area over its min-area rectangle
 MIN_HULL_FILL = 0.9  # convex hull's area over it: a card's is ~0.98, two touching discs' 0.89
 PATCH_W, PATCH_H = 32, 48  # verifier's view of a proposal (portrait), margin included
@@ -300,12 +308,16 @@ def propose(
     deadline: float | None = None,
     region: tuple[int, int, int, int] | None = None,
     also: list[tuple[float, float, float, float]] = (),
+    at_edge: list[np.ndarray] | None = None,
 ) -> tuple[list[tuple[np.ndarray, float, str]], bool]:
     """Card-shaped quadrilaterals (work px), the most rectangular first, without near-duplicates.
     With `region` (x0, y0, x1, y1, work px), only those reaching into it: the rest of the picture
     has not changed since it was last looked at, so only the `search_window` round the region and
-    the boxes `also` (cards seen there a frame ago) is looked at (a dealt card: 40 -> ~10 ms at 720p)."""
+    the boxes `also` (cards seen there a frame ago) is looked at (a dealt card: 40 -> ~10 ms at 720p).
+    `at_edge`, where given, gets the outlines (N x 2, work px) that reach the picture's border and
+    are big enough to be part of a card: `vision.edge_cards` makes cut cards of them."""
     img_area = float(work.shape[0] * work.shape[1])
+    size = (work.shape[1], work.shape[0])
     out: list[tuple[np.ndarray, float, str]] = []
     truncated = False
     window = search_window(work.shape, region, also)
@@ -317,6 +329,8 @@ def propose(
                 continue
             if window is not None and _cut_by(cv2.boundingRect(c), window, work.shape):
                 continue  # cut off by the window's edge (the felt round the change): not an outline
+            if at_edge is not None and touches_border(c, size) and cv2.contourArea(c) >= EDGE_MIN_AREA:
+                at_edge.append(c.reshape(-1, 2))
             got = _quad_of(c, img_area)
             if got is not None:
                 out.append((got[0], got[1], cue))
@@ -325,7 +339,7 @@ def propose(
             break
     else:
         # straight sides where no outline closed (a shadow across the card, white on pale paper)
-        for q, support, cue in line_quads(work, ASPECT, MIN_SHORT, window):
+        for q, support, cue in line_quads(work, LINE_ASPECT, MIN_SHORT, window):
             if region is None or _quad_meets(q, region):
                 out.append((order_corners(q), support, cue))
     out.sort(key=lambda e: -e[1])
@@ -536,6 +550,7 @@ def find_cards(
     region: tuple[int, int, int, int] | None = None,
     previous: list[Quad] = (),
     late: float | None = None,
+    at_edge: list[np.ndarray] | None = None,
 ) -> tuple[list[Quad], bool]:
     """Whole cards in a BGR frame: verified proposals, in full-frame px, no two overlapping much.
     `work` is the frame's `work_picture` when the caller has it already. With `region` (work px),
@@ -551,7 +566,7 @@ def find_cards(
             seen_there.append((*q.min(axis=0), *q.max(axis=0)))
         else:
             kept_before.append(k)
-    props, truncated = propose(work_img, deadline, region, seen_there)
+    props, truncated = propose(work_img, deadline, region, seen_there, at_edge)
     p = np.zeros(0)
     if props:
         # out of time, the most card-like proposals are still verified, a chunk at a time while the
