@@ -449,7 +449,7 @@ class Detector:
         if not self._out_of_time():
             cards += self._cards_under(frame, cards, mask, scale, discs)
         if at_edge and qwork is not None:
-            cards += self._cards_cut_by_edge(frame, at_edge, qwork, cards, card_w / scale)
+            cards += self._cards_cut_by_edge(frame, at_edge, qwork, cards, card_w / scale, stride)
         cards = self._without_chip_inserts(frame, cards, mask, scale)
         if stride > 1:
             _scale_result(cards, button, discs, stride)
@@ -675,16 +675,25 @@ class Detector:
         return out
 
     def _cards_cut_by_edge(
-        self, frame: np.ndarray, outlines: list[np.ndarray], qwork, cards: list[CardObs], felt_width: float
+        self,
+        frame: np.ndarray,
+        outlines: list[np.ndarray],
+        qwork,
+        cards: list[CardObs],
+        felt_width: float,
+        stride: int = 1,
     ) -> list[CardObs]:
         """Cards the picture's edge cuts, which no other stage found (`vision.edge_cards`), from the
         outlines reaching the border (proposal work px): kept where the reader reads a corner
         index in the part in view at EDGE_SURE or surer, on paper as grey as the other cards'
         (`_paper_saturation`: the index network, taught card corners only, was as sure of a code on
-        a blue book's cover or a brown cushion as on a card). The deck's size is the whole cards'
-        the verifier is sure of, else the felt stage's."""
+        a blue book's cover or a brown cushion as on a card). The deck's size is a calibrated
+        layout's, else the whole cards' the verifier is sure of, else the felt stage's."""
         work, qscale = qwork
-        if self._whole_dims:
+        if self.layout is not None and self.layout.card_width_known:
+            width = self.layout.card_width_px() / stride
+            length = width * CARD_ASPECT
+        elif self._whole_dims:
             width = float(np.median([w for w, _l in self._whole_dims]))
             length = float(np.median([ln for _w, ln in self._whole_dims]))
         else:
