@@ -120,6 +120,8 @@ FELT_AROUND = 0.8
 # surely: calibrated, right nine times in ten; at most this many such outlines are read a frame
 EDGE_SURE = 0.9
 EDGE_READS = 12
+SAME_CARD = 0.6  # ... it replaces a card found there whose part in view it covers this much of,
+REREAD_BELOW = 0.5  # ... read another code at most this surely (more likely wrong than right)
 # ... and where its paper is grey: the least saturated quarter of its part in view (HSV saturation,
 # 0-255) at most this much over the other face-up cards' (one light), or this at most with none
 PAPER_SAT_OVER = 40.0
@@ -449,7 +451,7 @@ class Detector:
         if not self._out_of_time():
             cards += self._cards_under(frame, cards, mask, scale, discs)
         if at_edge and qwork is not None:
-            cards += self._cards_cut_by_edge(frame, at_edge, qwork, cards, card_w / scale, stride)
+            cards = self._cards_cut_by_edge(frame, at_edge, qwork, cards, card_w / scale, stride)
         cards = self._without_chip_inserts(frame, cards, mask, scale)
         if stride > 1:
             _scale_result(cards, button, discs, stride)
@@ -683,12 +685,17 @@ class Detector:
         felt_width: float,
         stride: int = 1,
     ) -> list[CardObs]:
-        """Cards the picture's edge cuts, which no other stage found (`vision.edge_cards`), from the
-        outlines reaching the border (proposal work px): kept where the reader reads a corner
-        index in the part in view at EDGE_SURE or surer, on paper as grey as the other cards'
+        """`cards` with the cards the picture's edge cuts (`vision.edge_cards`), from the outlines
+        reaching the border (proposal work px): one is kept where the reader reads a corner index
+        in the part in view at EDGE_SURE or surer, on paper as grey as the other cards'
         (`_paper_saturation`: the index network, taught card corners only, was as sure of a code on
-        a blue book's cover or a brown cushion as on a card). The deck's size is a calibrated
-        layout's, else the whole cards' the verifier is sure of, else the felt stage's."""
+        a blue book's cover or a brown cushion as on a card). Where no card was found it is added;
+        it replaces the one card found there that reaches the edge and was not read that surely
+        (the felt stage fits a cut card's part in view as a smaller whole card, and misreads it),
+        unless that card was read another code more likely than not (a pair cut by the edge: the
+        outline in view is both cards', and the one under shows its index too).
+        The deck's size is a calibrated layout's, else the whole cards' the verifier is sure of,
+        else the felt stage's."""
         work, qscale = qwork
         if self.layout is not None and self.layout.card_width_known:
             width = self.layout.card_width_px() / stride
@@ -713,25 +720,39 @@ class Detector:
                 q = q / qscale
                 if not any(polygon_iou(q, o) > 0.6 for o in cands):
                     cands.append(q)
-        have = [np.asarray(c.corners, np.float64) for c in cards]
         if not cands:
-            return []
+            return cards
+        have = [np.asarray(c.corners, np.float64) for c in cards]
         ups = [_paper_saturation(frame, np.asarray(c.corners)) for c in cards if c.face == "up"][:EDGE_READS]
         most = (float(np.median(ups)) + PAPER_SAT_OVER) if ups else PAPER_SAT
-        out: list[CardObs] = []
+        out = list(cards)
+        replaceable = [_unsure_at_edge(c, frame.shape) for c in cards]
         reads = 0
         for q in cands:
             if reads >= EDGE_READS or self._out_of_time():
                 break
-            if any(_overlap(q, o) and share_of_smaller(q, o) > ADD_OVERLAP for o in have):
-                continue
+            over = [i for i, o in enumerate(have) if _overlap(q, o) and share_of_smaller(q, o) > ADD_OVERLAP]
+            if over and (
+                len(over) > 1
+                or over[0] >= len(cards)
+                or not replaceable[over[0]]
+                or intersection_area(q, _in_picture(have[over[0]], frame.shape))
+                < SAME_CARD * polygon_area(_in_picture(have[over[0]], frame.shape))
+            ):
+                continue  # (a card beside it, or the part in view of another card)
             if _paper_saturation(frame, q) > most:
                 continue
             reads += 1
             card = self._added_card(frame, q)
             if card.face == "up" and card.code is not None and card.confidence >= EDGE_SURE:
-                out.append(card)
-                have.append(q)
+                if over:
+                    was = cards[over[0]]
+                    if was.code not in (None, card.code) and was.confidence >= REREAD_BELOW:
+                        continue  # another code it more likely than not is: two cards there (a pair)
+                    out[over[0]], have[over[0]], replaceable[over[0]] = card, q, False
+                else:
+                    out.append(card)
+                    have.append(q)
         return out
 
     def _added_card(self, frame: np.ndarray, outline: np.ndarray) -> CardObs:
@@ -1490,6 +1511,26 @@ def _court_too_small(code: str | None, corners: np.ndarray) -> bool:
     were right 32 in 39. The rank is then no reading at all: the tracker counts the card face up
     without naming it, which is all an exposure needs (issue 14)."""
     return code is not None and code[0] in "JQK" and _card_dims(corners)[0] < COURT_MIN_WIDTH
+
+
+def _in_picture(q: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The part of a convex outline inside a picture of `shape`, as a polygon."""
+    h, w = shape[:2]
+    box = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    poly = cv2.intersectConvexConvex(np.asarray(q, np.float32), box.astype(np.float32))[1]
+    return box[:0] if poly is None else poly.reshape(-1, 2).astype(np.float64)
+
+
+def _unsure_at_edge(card: CardObs, shape: tuple[int, ...]) -> bool:
+    """A card on top of the others whose outline reaches the picture's border, not read surely (no
+    code, or under EDGE_SURE): one the cut-card stage may put right."""
+    if getattr(card, "occluded", False) or (card.code is not None and card.confidence >= EDGE_SURE):
+        return False
+    q = np.asarray(card.corners, np.float64)
+    h, w = shape[:2]
+    return bool(
+        (q[:, 0] <= 2).any() or (q[:, 1] <= 2).any() or (q[:, 0] >= w - 3).any() or (q[:, 1] >= h - 3).any()
+    )
 
 
 def _paper_saturation(frame: np.ndarray, corners: np.ndarray) -> float:

@@ -125,7 +125,7 @@ def card_beyond_edge(
     w, h = size
     picture = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
     seen_area = abs(polygon_area(hull))
-    out = []
+    out: list[tuple[float, np.ndarray]] = []
     for along, across in ((width, length), (length, width)):  # the deck's size along d and along n
         if not cut_u:
             k = (u1 - u0) / along  # this card's scale, from its side in view
@@ -148,5 +148,8 @@ def card_beyond_edge(
             continue
         if intersection_area(q, hull) < MIN_FILL * in_view or seen_area > in_view / MIN_FILL:
             continue  # the outline is not the card's part in view (more, or another shape)
-        out.append(q)
-    return out
+        out.append((abs(math.log(k)), q))
+    # both ways fit: the one nearer the deck's size first (the caller reads them in this order and
+    # keeps the first read surely; read the other way first, a drawn 8h cut by the edge, 1.4 times
+    # its neighbours' size lying sideways, was a Th at 0.93)
+    return [q for _off, q in sorted(out, key=lambda e: e[0])]

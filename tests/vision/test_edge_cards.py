@@ -93,24 +93,53 @@ def test_a_card_wholly_in_view_or_not_fixed_by_what_is_seen_gives_no_cut_card():
 
 def test_cards_cut_by_a_camera_framed_short_of_the_rim_are_found_and_read():
     # rendered tables, the code-drawn deck nothing was tuned on, the picture ending across a card
-    # (vision.evaluate.view_cut_through_a_card). Seeds 0-39 of this deck cut 46 cards: found 39
-    # with the cut-card stage, 32 without it; read right at 0.9 or more 29 against 22. Here the
+    # (vision.evaluate.view_cut_through_a_card). Seeds 0-39 of this deck cut 46 cards: found 40
+    # with the cut-card stage, 32 without it; read right at 0.9 or more 34 against 22. Here the
     # ten seeds whose picture cuts two cards or more (33 cards): found 30 against 23, read right
-    # at 0.9 or more 24 against 17
+    # at 0.9 or more 27 against 17
     total = found = sure = 0
     for seed in (1, 2, 7, 9, 10, 15, 16, 17, 29, 39):
-        frame, truth = render(random_scene(seed, deck="drawn"), 1920, 1080, seed)
-        view = view_cut_through_a_card(frame, truth, seed)
-        if view is None:
-            continue
-        picture, cut = view
-        n, f, _right, s = score_cut_cards(
-            Detector(budget_ms=None).detect(picture), cut, truth["card_width_px"]
-        )
+        n, f, s = _cut_view_figures(seed)
         total, found, sure = total + n, found + f, sure + s
     assert total == 33
     assert found >= 29, found
-    assert sure >= 22, sure
+    assert sure >= 26, sure
+
+
+def _cut_view_figures(seed: int) -> tuple[int, int, int]:
+    """(cut cards, found, read right at 0.9 or more) of one rendered view cut through a card."""
+    frame, truth = render(random_scene(seed, deck="drawn"), 1920, 1080, seed)
+    picture, cut = view_cut_through_a_card(frame, truth, seed)
+    n, f, _right, s = score_cut_cards(Detector(budget_ms=None).detect(picture), cut, truth["card_width_px"])
+    return n, f, s
+
+
+def test_a_cut_card_the_felt_stage_fitted_as_a_smaller_card_is_read_by_its_whole_outline():
+    # the felt stage fits a cut card's part in view as a whole card of the deck's size, and reads
+    # it so, unsurely and often wrongly (a 5s read 2s, a 9c 7c, a Kd Ks, a 6s 4s, all at 0.45):
+    # the cut outline, read surely, takes its place. These four views cut 17 cards: 15 read right
+    # at 0.9 or more, 7 before
+    sure = total = 0
+    for seed in (4, 47, 69, 95):
+        n, _f, s = _cut_view_figures(seed)
+        total, sure = total + n, sure + s
+    assert total == 17
+    assert sure >= 14, sure
+
+
+def test_a_pair_cut_by_the_edge_keeps_its_top_card_s_code():
+    # a 3h lying on another heart at the picture's edge, found as one outline and read 3h at 0.898:
+    # the cut outline of the two is read as the card under it, surely. Replacing the 3h by it
+    # would report the wrong card where one more likely than not is the 3h, so it stays
+    frame, truth = render(random_scene(34, deck="drawn"), 1920, 1080, 34)
+    picture, cut = view_cut_through_a_card(frame, truth, 34)
+    res = Detector(budget_ms=None).detect(picture)
+    (three,) = [t for t in cut if t["code"] == "3h"]
+    centre = three["corners"].mean(axis=0)
+    near = [
+        c for c in res.cards if np.hypot(*(np.asarray(c.center) - centre)) < 0.35 * truth["card_width_px"]
+    ]
+    assert [c.code for c in near] == ["3h"]
 
 
 REAL = Path(__file__).resolve().parents[2] / "data" / "real_photos"
