@@ -36,6 +36,7 @@ from vision.detect_quads import (
     CHANGE_CELL,
     WINDOW_SHARE,
     Quad,
+    _box_meets,
     canonical_order,
     card_probability,
     change_map,
@@ -377,7 +378,7 @@ class Detector:
                         at_edge=at_edge,
                     )  # fmt: skip
                     if region is not None:  # outside the change, the outlines at the edge are as they were
-                        at_edge += last[4]
+                        at_edge += [c for c in last[4] if not _box_meets(cv2.boundingRect(c), region)]
                 net = self._net_cards(frame, qwork) if self.cardnet is not None else []
                 self._truncated |= cut
                 if self.track and not cut:
