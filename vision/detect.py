@@ -396,8 +396,8 @@ class Detector:
         self._quad_widths = [w for w, _l in dims]
         sure_dims = [d for d, q in zip(dims, quads, strict=True) if q.score >= SIZE_SURE]
         self._sure_widths = [w for w, _l in sure_dims]
-        self._whole_widths = [w for w, ln in sure_dims if WHOLE_ASPECT[0] <= ln / w <= WHOLE_ASPECT[1]]
         self._whole_dims = [(w, ln) for w, ln in sure_dims if WHOLE_ASPECT[0] <= ln / w <= WHOLE_ASPECT[1]]
+        self._whole_widths = [w for w, _ln in self._whole_dims]
         # a photo squeezed to a square (dataset exports) makes cards 2.4 long to 1 wide: the felt
         # stage, looking for 1.4, then split every card into halves
         self._sure_aspect = float(np.median([ln / w for w, ln in sure_dims])) if sure_dims else CARD_ASPECT
@@ -733,14 +733,12 @@ class Detector:
             if reads >= EDGE_READS or self._out_of_time():
                 break
             over = [i for i, o in enumerate(have) if _overlap(q, o) and share_of_smaller(q, o) > ADD_OVERLAP]
-            if over and (
-                len(over) > 1
-                or over[0] >= len(cards)
-                or not replaceable[over[0]]
-                or intersection_area(q, _in_picture(have[over[0]], frame.shape))
-                < SAME_CARD * polygon_area(_in_picture(have[over[0]], frame.shape))
-            ):
-                continue  # (a card beside it, or the part in view of another card)
+            if over and (len(over) > 1 or over[0] >= len(cards) or not replaceable[over[0]]):
+                continue
+            if over:
+                seen = _in_picture(have[over[0]], frame.shape)
+                if intersection_area(q, seen) < SAME_CARD * polygon_area(seen):
+                    continue  # (a card beside it, or the part in view of another card)
             if _paper_saturation(frame, q) > most:
                 continue
             reads += 1
