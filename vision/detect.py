@@ -105,6 +105,7 @@ ADD_OVERLAP = 0.3
 # taken for a round blob
 CHIP_MIN_SHARE = 0.5
 DISC_CARD_OFF = 0.2
+CHIP_ROW = 2  # chips on a verified card that make it a row of touching chips (one is a card protector)
 DISC_CARD_SIZE = 1.4
 # felt-stage cards under a card the verifier is sure of are pieces of it (the felt stage cut it in
 # strips at a wrong card size), not cards of their own, when each lies on it and is smaller than this
@@ -415,15 +416,15 @@ class Detector:
             rects, leftovers = self._verified(rects, leftovers, quads, qwork, scale)
         button, discs = self._discs(frame, mask, leftovers, rects, scale, card_w)
         # a verified card where the felt stage saw round things (a row of touching chips) is not one,
-        # unless the verifier is sure, or the one round thing is the card itself: on a surface that is
-        # not felt (a white card on a pale bed sheet) the felt stage takes a card it could not split
-        # for a round blob centred on it (then that "disc" is no chip and no button either)
+        # unless the verifier is sure, or the round things are the card itself or its print (on a
+        # surface that is not felt, a white card on a pale bed sheet, the felt stage takes a card it
+        # could not split for a round blob centred on it), or there is only one (`_chip_row`)
         sure = [q for q in quads if q.score >= REPLACE_SURE]
         quads = [
             q
             for q in quads
             if any(q is t for t in sure)
-            or not any(_on_disc(q.corners, d) and _chip_on_card(q.corners, d) for d in discs)
+            or not _chip_row(q.corners, discs)
         ]
         on_cards = [
             q for q in quads if any(q is t for t in sure) or any(_on_disc(q.corners, d) for d in discs)
@@ -2451,6 +2452,14 @@ def _across_cards(found: np.ndarray, sure: list[np.ndarray]) -> bool:
     shares = [intersection_area(found, q) / own for q in sure if _overlap(found, q)] if own > 0 else []
     shares = [v for v in shares if v > 0.05]
     return len(shares) >= 2 and sum(shares) >= ACROSS_SHARE
+
+
+def _chip_row(q: np.ndarray, discs: list[dict]) -> bool:
+    """Whether the verified card q is the outline of a row of touching chips: CHIP_ROW discs or
+    more on it that can be chips. One chip on a card is a card protector (a player's chip laid on
+    the hole cards), and a single blob the felt stage took for a disc on a card on a bed sheet's
+    wrinkles was one too: with one, the card stays (roboflow IMG_3013, a Ks on a pale sheet)."""
+    return sum(_on_disc(q, d) and _chip_on_card(q, d) for d in discs) >= CHIP_ROW
 
 
 def _chip_on_card(q: np.ndarray, disc: dict) -> bool:

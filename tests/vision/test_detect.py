@@ -381,6 +381,29 @@ def test_a_sure_outline_is_reported_though_a_false_find_touches_it():
     assert Detector()._quad_cards(frame, [Quad(card, 0.99, "test")], [hidden]) == []
 
 
+def test_one_chip_on_a_verified_card_is_a_card_protector_two_make_a_row_of_chips():
+    # a card-shaped outline round touching chips has two or more chip-sized discs on it; a player's
+    # protector is one chip laid on the hole cards, anywhere on them, and the cards are still there
+    from vision.detect import _chip_row
+
+    w, ln = 100.0, 140.0
+    card = np.array([[0, 0], [w, 0], [w, ln], [0, ln]], float)
+    chip = 0.62 * w / 2
+    quarter, three_quarters = {"center": (50.0, 35.0), "radius": chip}, {"center": (50.0, 105.0), "radius": chip}
+    assert not _chip_row(card, [quarter])
+    assert _chip_row(card, [quarter, three_quarters])
+    beside = {"center": (50.0, 200.0), "radius": chip}  # a chip off the card counts for nothing
+    assert not _chip_row(card, [quarter, beside])
+
+
+def test_a_card_on_a_wrinkled_sheet_whose_fold_the_felt_stage_takes_for_a_chip_on_it_is_found():
+    # roboflow IMG_3013: a Ks alone on a pale green bed sheet; the felt stage finds round blobs in the
+    # sheet's wrinkles, one of them on the card a quarter of its width off its centre, and the
+    # verified card was dropped as a row of chips: no card at all in the photo
+    res, want = _detect_real_photo("roboflow_blackjack_cc_by", "IMG_3013.jpg")
+    assert [(res.cards[i].face, res.cards[i].code) for i, _j in match(res.cards, want)] == [("up", "Ks")]
+
+
 def test_a_round_thing_on_a_verified_card_is_a_chip_only_when_chip_sized_and_off_centre():
     # a card-shaped outline round two touching chips is no card; a round pip printed on a card
     # (the felt stage takes a big diamond or heart for a disc on a close-up photo, roboflow
