@@ -420,12 +420,7 @@ class Detector:
         # surface that is not felt, a white card on a pale bed sheet, the felt stage takes a card it
         # could not split for a round blob centred on it), or there is only one (`_chip_row`)
         sure = [q for q in quads if q.score >= REPLACE_SURE]
-        quads = [
-            q
-            for q in quads
-            if any(q is t for t in sure)
-            or not _chip_row(q.corners, discs)
-        ]
+        quads = [q for q in quads if any(q is t for t in sure) or not _chip_row(q.corners, discs)]
         on_cards = [
             q for q in quads if any(q is t for t in sure) or any(_on_disc(q.corners, d) for d in discs)
         ]

@@ -389,7 +389,10 @@ def test_one_chip_on_a_verified_card_is_a_card_protector_two_make_a_row_of_chips
     w, ln = 100.0, 140.0
     card = np.array([[0, 0], [w, 0], [w, ln], [0, ln]], float)
     chip = 0.62 * w / 2
-    quarter, three_quarters = {"center": (50.0, 35.0), "radius": chip}, {"center": (50.0, 105.0), "radius": chip}
+    quarter, three_quarters = (
+        {"center": (50.0, 35.0), "radius": chip},
+        {"center": (50.0, 105.0), "radius": chip},
+    )
     assert not _chip_row(card, [quarter])
     assert _chip_row(card, [quarter, three_quarters])
     beside = {"center": (50.0, 200.0), "radius": chip}  # a chip off the card counts for nothing
