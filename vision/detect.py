@@ -122,6 +122,9 @@ FELT_AROUND = 0.8
 # surely: calibrated, right nine times in ten; at most this many such outlines are read a frame
 EDGE_SURE = 0.9
 EDGE_READS = 12
+# an outline the verifier is surest of, where only unsure cards were found, is read (at most this many a
+# frame) and replaces them when read surely (`Detector._sure_quads_over_unsure`)
+SURE_OVER_UNSURE_READS = 8
 SAME_CARD = 0.6  # ... it replaces a card found there whose part in view it covers this much of,
 REREAD_BELOW = 0.5  # ... read another code at most this surely (more likely wrong than right)
 # ... and where its paper is grey: the least saturated quarter of its part in view (HSV saturation,
@@ -447,6 +450,8 @@ class Detector:
         cards += self._net_only_cards(frame, net, cards, discs)
         if not self._out_of_time():
             cards += self._cards_under(frame, cards, mask, scale, discs)
+        if SURE_OVER_UNSURE_READS:
+            cards = self._sure_quads_over_unsure(frame, quads, cards)
         if at_edge and qwork is not None:
             cards = self._cards_cut_by_edge(frame, at_edge, qwork, cards, card_w / scale, stride)
         cards = self._without_chip_inserts(frame, cards, mask, scale)
@@ -672,6 +677,40 @@ class Detector:
             out.append(self._added_card(frame, q.corners))
             have.append(np.asarray(out[-1].corners, np.float64))
         return out
+
+    def _sure_quads_over_unsure(self, frame: np.ndarray, quads, cards: list[CardObs]) -> list[CardObs]:
+        """`cards` with the outlines the verifier is surest of (REPLACE_SURE) that lie where only unsure
+        cards were found (unread, or read under REREAD_BELOW): read, and where read face up at
+        EDGE_SURE or surer, in place of those cards."""
+        have = [np.asarray(c.corners, np.float64) for c in cards]
+        drop: set[int] = set()
+        added: list[CardObs] = []
+        reads = 0
+        for q in quads:
+            if reads >= SURE_OVER_UNSURE_READS or self._out_of_time():
+                break
+            if q.score < REPLACE_SURE or _card_dims(q.corners)[0] < ADDED_MIN_WIDTH:
+                continue
+            over = [
+                i
+                for i, o in enumerate(have)
+                if _overlap(q.corners, o) and share_of_smaller(q.corners, o) > ADD_OVERLAP
+            ]
+            if not over or any(i in drop or i >= len(cards) for i in over):
+                continue
+            if any(cards[i].code is not None and cards[i].confidence >= REREAD_BELOW for i in over):
+                continue
+            if any(polygon_iou(q.corners, have[i]) > 0.6 for i in over):
+                continue  # (the same card, found already)
+            reads += 1
+            card = self._added_card(frame, q.corners)
+            if card.face == "up" and card.code is not None and card.confidence >= EDGE_SURE:
+                drop.update(over)
+                added.append(card)
+                have.append(np.asarray(card.corners, np.float64))
+        if not added:
+            return cards
+        return [c for i, c in enumerate(cards) if i not in drop] + added
 
     def _cards_cut_by_edge(
         self,
