@@ -691,12 +691,12 @@ class Detector:
                 break
             if q.score < REPLACE_SURE or _card_dims(q.corners)[0] < ADDED_MIN_WIDTH:
                 continue
-            over = [
+            over = [  # (what an earlier one replaced is gone; what it added is sure)
                 i
                 for i, o in enumerate(have)
-                if _overlap(q.corners, o) and share_of_smaller(q.corners, o) > ADD_OVERLAP
+                if i not in drop and _overlap(q.corners, o) and share_of_smaller(q.corners, o) > ADD_OVERLAP
             ]
-            if not over or any(i in drop or i >= len(cards) for i in over):
+            if not over or any(i >= len(cards) for i in over):
                 continue
             if any(cards[i].code is not None and cards[i].confidence >= REREAD_BELOW for i in over):
                 continue
