@@ -122,8 +122,8 @@ FELT_AROUND = 0.8
 # surely: calibrated, right nine times in ten; at most this many such outlines are read a frame
 EDGE_SURE = 0.9
 EDGE_READS = 12
-# an outline the verifier is surest of, where only unsure cards were found, is read (at most this many a
-# frame) and replaces them when read surely (`Detector._sure_quads_over_unsure`)
+# a verified outline where only unsure cards were found is read (at most this many a frame) and
+# replaces them when read surely (`Detector._verified_over_unsure`)
 SURE_OVER_UNSURE_READS = 8
 SAME_CARD = 0.6  # ... it replaces a card found there whose part in view it covers this much of,
 REREAD_BELOW = 0.5  # ... read another code at most this surely (more likely wrong than right)
@@ -451,7 +451,7 @@ class Detector:
         if not self._out_of_time():
             cards += self._cards_under(frame, cards, mask, scale, discs)
         if SURE_OVER_UNSURE_READS:
-            cards = self._sure_quads_over_unsure(frame, quads, cards)
+            cards = self._verified_over_unsure(frame, quads, cards)
         if at_edge and qwork is not None:
             cards = self._cards_cut_by_edge(frame, at_edge, qwork, cards, card_w / scale, stride)
         cards = self._without_chip_inserts(frame, cards, mask, scale)
@@ -678,10 +678,11 @@ class Detector:
             have.append(np.asarray(out[-1].corners, np.float64))
         return out
 
-    def _sure_quads_over_unsure(self, frame: np.ndarray, quads, cards: list[CardObs]) -> list[CardObs]:
-        """`cards` with the outlines the verifier is surest of (REPLACE_SURE) that lie where only unsure
-        cards were found (unread, or read under REREAD_BELOW): read, and where read face up at
-        EDGE_SURE or surer, in place of those cards."""
+    def _verified_over_unsure(self, frame: np.ndarray, quads, cards: list[CardObs]) -> list[CardObs]:
+        """`cards` with the outlines the verifier vouches for (QUAD_ADD, its bar for adding a card; the
+        surest first) that lie where only unsure cards were found (unread, or read under REREAD_BELOW):
+        read, and where read face up at EDGE_SURE or surer, in place of those cards. The sure reading
+        is the evidence, as for a cut card (`_cards_cut_by_edge`), whose outline no verifier sees."""
         have = [np.asarray(c.corners, np.float64) for c in cards]
         drop: set[int] = set()
         added: list[CardObs] = []
@@ -689,7 +690,7 @@ class Detector:
         for q in quads:
             if reads >= SURE_OVER_UNSURE_READS or self._out_of_time():
                 break
-            if q.score < REPLACE_SURE or _card_dims(q.corners)[0] < ADDED_MIN_WIDTH:
+            if q.score < QUAD_ADD or _card_dims(q.corners)[0] < ADDED_MIN_WIDTH:
                 continue
             over = [  # (what an earlier one replaced is gone; what it added is sure)
                 i
