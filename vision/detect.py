@@ -125,6 +125,9 @@ EDGE_READS = 12
 # a verified outline where only unsure cards were found is read (at most this many a frame) and
 # replaces them when read surely (`Detector._verified_over_unsure`)
 SURE_OVER_UNSURE_READS = 8
+# ... the face-up ones, and the face-down ones it covers this much of: a face-down card beside it is
+# kept (a hole-card pair with one card shown; the renderer's pairs cover 0.18-0.72 of each other)
+DROP_COVER = 0.75
 SAME_CARD = 0.6  # ... it replaces a card found there whose part in view it covers this much of,
 REREAD_BELOW = 0.5  # ... read another code at most this surely (more likely wrong than right)
 # ... and where its paper is grey: the least saturated quarter of its part in view (HSV saturation,
@@ -692,12 +695,14 @@ class Detector:
                 break
             if q.score < QUAD_ADD or _card_dims(q.corners)[0] < ADDED_MIN_WIDTH:
                 continue
-            over = [  # (what an earlier one replaced is gone; what it added is sure)
+            if any(polygon_iou(q.corners, o) > 0.6 for o in have[len(cards) :]):
+                continue  # (a card this stage has added already)
+            over = [  # (what an earlier one replaced is gone; what it added is the other of a pair)
                 i
-                for i, o in enumerate(have)
+                for i, o in enumerate(have[: len(cards)])
                 if i not in drop and _overlap(q.corners, o) and share_of_smaller(q.corners, o) > ADD_OVERLAP
             ]
-            if not over or any(i >= len(cards) for i in over):
+            if not over:
                 continue
             if any(cards[i].code is not None and cards[i].confidence >= REREAD_BELOW for i in over):
                 continue
@@ -706,7 +711,12 @@ class Detector:
             reads += 1
             card = self._added_card(frame, q.corners)
             if card.face == "up" and card.code is not None and card.confidence >= EDGE_SURE:
-                drop.update(over)
+                drop.update(
+                    i
+                    for i in over
+                    if cards[i].face == "up"
+                    or intersection_area(q.corners, have[i]) >= DROP_COVER * polygon_area(have[i])
+                )
                 added.append(card)
                 have.append(np.asarray(card.corners, np.float64))
         if not added:

@@ -465,6 +465,30 @@ def test_a_card_the_verifier_is_sure_of_replaces_unsure_finds_of_the_felt_stage_
     assert found == {"Qs": "Qs", "9s": "9s"}
 
 
+def test_a_verified_outline_read_surely_replaces_an_unread_find_and_keeps_the_back_of_its_pair():
+    # a hole-card pair, the top card shown (7h): the felt stage fitted the shown card too big and read
+    # nothing; the verifier's outline of it reads 7h surely and takes that find's place, while the
+    # face-down card under it (a third to two thirds of it covered, as pairs lie) stays a card
+    from vision.detect import CardObs
+    from vision.detect_quads import Quad
+
+    scene = TableScene(seats=6, felt=FELTS["green"], deck="tango")
+    _pair(scene, 2, codes=("Kd", "7h"), up=(False, True))
+    frame, truth = render(scene, W, H, seed=5)
+    back, shown = (np.array(t["corners"], float) for t in truth["cards"])
+    centre = shown.mean(axis=0)
+    too_big = centre + 1.35 * (shown - centre)
+    unread = CardObs("up", None, 0.2, tuple(centre), [tuple(p) for p in too_big])
+    down = CardObs("down", None, 0.95, tuple(back.mean(axis=0)), [tuple(p) for p in back])
+
+    out = Detector()._verified_over_unsure(frame, [Quad(shown, 0.99, "test")], [unread, down])
+    assert [(o.face, o.code) for o in out] == [("down", None), ("up", "7h")]
+    assert out[1].confidence >= 0.9
+    # a find read more likely right than wrong is no unsure find: nothing is read again there
+    read = CardObs("up", "7h", 0.6, tuple(centre), [tuple(p) for p in too_big])
+    assert Detector()._verified_over_unsure(frame, [Quad(shown, 0.99, "test")], [read, down]) == [read, down]
+
+
 def test_a_card_filling_a_photo_with_round_pips_is_found():
     # roboflow 20231029_220348: one 2 of diamonds filling the photo on a dark cloth; the felt stage
     # took a diamond pip for a disc and the verified card lying over it was dropped as a chip row
