@@ -128,6 +128,7 @@ SURE_OVER_UNSURE_READS = 8
 # ... the face-up ones, and the face-down ones it covers this much of: a face-down card beside it is
 # kept (a hole-card pair with one card shown; the renderer's pairs cover 0.18-0.72 of each other)
 DROP_COVER = 0.75
+SAME_OUTLINE = 0.6  # polygon IoU over which two outlines are one card's
 SAME_CARD = 0.6  # ... it replaces a card found there whose part in view it covers this much of,
 REREAD_BELOW = 0.5  # ... read another code at most this surely (more likely wrong than right)
 # ... and where its paper is grey: the least saturated quarter of its part in view (HSV saturation,
@@ -453,8 +454,7 @@ class Detector:
         cards += self._net_only_cards(frame, net, cards, discs)
         if not self._out_of_time():
             cards += self._cards_under(frame, cards, mask, scale, discs)
-        if SURE_OVER_UNSURE_READS:
-            cards = self._verified_over_unsure(frame, quads, cards)
+        cards = self._verified_over_unsure(frame, quads, cards)
         if at_edge and qwork is not None:
             cards = self._cards_cut_by_edge(frame, at_edge, qwork, cards, card_w / scale, stride)
         cards = self._without_chip_inserts(frame, cards, mask, scale)
@@ -686,27 +686,25 @@ class Detector:
         surest first) that lie where only unsure cards were found (unread, or read under REREAD_BELOW):
         read, and where read face up at EDGE_SURE or surer, in place of those cards. The sure reading
         is the evidence, as for a cut card (`_cards_cut_by_edge`), whose outline no verifier sees."""
-        have = [np.asarray(c.corners, np.float64) for c in cards]
+        found = [np.asarray(c.corners, np.float64) for c in cards]
         drop: set[int] = set()
         added: list[CardObs] = []
+        added_outlines: list[np.ndarray] = []
         reads = 0
         for q in quads:
             if reads >= SURE_OVER_UNSURE_READS or self._out_of_time():
                 break
             if q.score < QUAD_ADD or _card_dims(q.corners)[0] < ADDED_MIN_WIDTH:
                 continue
-            if any(polygon_iou(q.corners, o) > 0.6 for o in have[len(cards) :]):
-                continue  # (a card this stage has added already)
-            over = [  # (what an earlier one replaced is gone; what it added is the other of a pair)
-                i
-                for i, o in enumerate(have[: len(cards)])
-                if i not in drop and _overlap(q.corners, o) and share_of_smaller(q.corners, o) > ADD_OVERLAP
-            ]
-            if not over:
+            if any(polygon_iou(q.corners, o) > SAME_OUTLINE for o in added_outlines):
+                continue  # (a card this stage has added already; the other of a pair is not)
+            # (what an earlier one replaced is gone)
+            over = [i for i in _lying_on(q.corners, found) if i not in drop]
+            if not over or any(
+                cards[i].code is not None and cards[i].confidence >= REREAD_BELOW for i in over
+            ):
                 continue
-            if any(cards[i].code is not None and cards[i].confidence >= REREAD_BELOW for i in over):
-                continue
-            if any(polygon_iou(q.corners, have[i]) > 0.6 for i in over):
+            if any(polygon_iou(q.corners, found[i]) > SAME_OUTLINE for i in over):
                 continue  # (the same card, found already)
             reads += 1
             card = self._added_card(frame, q.corners)
@@ -715,10 +713,10 @@ class Detector:
                     i
                     for i in over
                     if cards[i].face == "up"
-                    or intersection_area(q.corners, have[i]) >= DROP_COVER * polygon_area(have[i])
+                    or intersection_area(q.corners, found[i]) >= DROP_COVER * polygon_area(found[i])
                 )
                 added.append(card)
-                have.append(np.asarray(card.corners, np.float64))
+                added_outlines.append(np.asarray(card.corners, np.float64))
         if not added:
             return cards
         return [c for i, c in enumerate(cards) if i not in drop] + added
@@ -765,7 +763,7 @@ class Detector:
             boxes.add(box)
             for q in card_beyond_edge(c, size, width * qscale, length * qscale):
                 q = q / qscale
-                if not any(polygon_iou(q, o) > 0.6 for o in cands):
+                if not any(polygon_iou(q, o) > SAME_OUTLINE for o in cands):
                     cands.append(q)
         if not cands:
             return cards
@@ -778,7 +776,7 @@ class Detector:
         for q in cands:
             if reads >= EDGE_READS or self._out_of_time():
                 break
-            over = [i for i, o in enumerate(have) if _overlap(q, o) and share_of_smaller(q, o) > ADD_OVERLAP]
+            over = _lying_on(q, have)
             if over and (len(over) > 1 or over[0] >= len(cards) or not replaceable[over[0]]):
                 continue
             if over:
@@ -2497,6 +2495,12 @@ def _across_cards(found: np.ndarray, sure: list[np.ndarray]) -> bool:
     shares = [intersection_area(found, q) / own for q in sure if _overlap(found, q)] if own > 0 else []
     shares = [v for v in shares if v > 0.05]
     return len(shares) >= 2 and sum(shares) >= ACROSS_SHARE
+
+
+def _lying_on(q: np.ndarray, outlines: list[np.ndarray]) -> list[int]:
+    """Which of `outlines` the outline q overlaps by more than ADD_OVERLAP of the smaller of the two:
+    the found cards a later stage's card would lie on (less than that is a card beside it)."""
+    return [i for i, o in enumerate(outlines) if _overlap(q, o) and share_of_smaller(q, o) > ADD_OVERLAP]
 
 
 def _chip_row(q: np.ndarray, discs: list[dict]) -> bool:
