@@ -743,20 +743,57 @@ def _is_red(code: str) -> bool:
     return code[1] in "hd"
 
 
-def _pips_of_the_other_colour(
-    canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None, code: str
-) -> bool:
-    """Does a number card in full view show two or more pips of the other colour than `code`, the
-    index network's sure reading? The network reads the corner's small suit symbol; under warm, dim
-    light a maroon diamond there looks as dark as a spade, and it was sure of 2s, 6s, 8s, Ts for
-    diamonds (roboflow IMG_3322, IMG_3326). The pips are many times bigger and their colour is
-    plain, so they decide (the same test, PIP_RED, as the rules' own colour). Aces and court cards
-    are left to the network: an ace has one pip, and a court's picture is no pips."""
+def _pips_gainsay(canon: np.ndarray, visible: np.ndarray, own: np.ndarray | None, code: str) -> bool:
+    """Do the pips of a number card in full view say that `code`, the index network's sure reading,
+    is wrong? Two or more pips of the other colour do: the network reads the corner's small suit
+    symbol, and under warm, dim light a maroon diamond there looks as dark as a spade (it was sure of
+    2s, 6s, 8s, Ts for diamonds, roboflow IMG_3322, IMG_3326), where the pips are many times bigger
+    and their colour plain (the same test, PIP_RED, as the rules' own colour). So do pips that lie
+    where another rank's layout puts them (`_rank_the_pips_settle`): a narrow serif "10" read as a 9.
+    Aces and court cards are left to the network: an ace has one pip, a court's picture is no pips."""
     if code[0] not in "23456789T" or visible.mean() <= 250 or (own is not None and own.mean() <= 250):
         return False
     ink, red = _ink(canon)
     pips = _pips(ink, red, canon)
-    return pips["n"] >= 2 and not pips["picture"] and pips["red"] != _is_red(code)
+    if pips["n"] < 2 or pips["picture"]:
+        return False
+    settled = _rank_the_pips_settle(pips)
+    return pips["red"] != _is_red(code) or (settled is not None and settled != code[0])
+
+
+def _rank_the_pips_settle(pips: dict) -> str | None:
+    """The rank of a number card whose pips (all of them: a card in full view) lie where the standard
+    layout of their count puts them, to within PIP_FIT (`pip_layout_misfit`); else None. Counted pips
+    go wrong by running together, blurring away or hiding under another card, and each of those also
+    moves them off the layout, so the count is believed only where it fits."""
+    n = pips["n"]
+    if pips["picture"] or not 2 <= n <= 10 or len(pips["centres"]) != n:
+        return None
+    if any(pw > PIP_SIZE[0] or ph > PIP_SIZE[1] for pw, ph in pips.get("sizes", ())):
+        return None  # pips run together (plastic's ten of clubs: two blobs, half the card wide)
+    return ({10: "T"}.get(n, str(n))) if pip_layout_misfit(pips["centres"]) < PIP_FIT else None
+
+
+def pip_layout_misfit(centres) -> float:
+    """How far pip centres (fractions of the card's width and length) lie from the standard layout of
+    their count: the farthest of each pip from its nearest place and each place from its nearest
+    pip, either way up. Decks print the pip field larger or smaller (tango's columns stand at 0.35
+    and 0.64 of the width, the layouts' at 0.3 and 0.7), so the pips are first stretched, along each
+    axis the layout spans, to the layout's extent: the arrangement is standard, its size is not."""
+    seen = np.array(centres, np.float64).reshape(-1, 2)
+    if len(seen) not in PIP_LAYOUTS:
+        return np.inf
+    worst = np.inf
+    for layout in (np.array(PIP_LAYOUTS[len(seen)]), 1.0 - np.array(PIP_LAYOUTS[len(seen)])):
+        fitted = seen.copy()
+        for axis in (0, 1):
+            lo, hi = layout[:, axis].min(), layout[:, axis].max()
+            s_lo, s_hi = seen[:, axis].min(), seen[:, axis].max()
+            if hi - lo > 1e-6 and s_hi - s_lo > 1e-6:
+                fitted[:, axis] = lo + (seen[:, axis] - s_lo) * (hi - lo) / (s_hi - s_lo)
+        dist = np.linalg.norm(fitted[:, None, :] - layout[None, :, :], axis=2)
+        worst = min(worst, max(float(dist.min(axis=1).max()), float(dist.min(axis=0).max())))
+    return worst
 
 
 def _code_the_clear_corner_settles(corners: list, own: np.ndarray | None) -> tuple[str, float] | None:
@@ -813,7 +850,8 @@ def _code_the_middle_settles(
     sure; None where they settle nothing. With its raw score:
 
     - the two corners read as two different cards, the network sure of each: the one whose kind
-      the middle shows (a court's picture, or pips of its colour), at the chance that it is the
+      the middle shows (a court's picture, or pips of its colour, not pips that settle another rank:
+      `_rank_the_pips_settle`), at the chance that it is the
       card's -- the two corners' probabilities of it averaged, either corner may be the one that
       is not the card's own. One corner is often not the card's index: another card's corner lies
       on it (a card under it the detector did not find), or the outline is off and cuts it.
@@ -834,9 +872,13 @@ def _code_the_middle_settles(
     if alike:
         return averaged if middle["picture"] else None  # (corners alike: their average's code)
 
+    settled = _rank_the_pips_settle(middle)
+
     def shown(code: str) -> bool:
         if middle["picture"]:
             return code[0] in "JQK"
+        if settled is not None and settled != code[0]:
+            return False  # (pips that fit another rank's layout: not this card, whichever corner it is)
         return code[0] not in "JQK" and (middle["n"] < 1 or middle["red"] == _is_red(code))
 
     fits = [code for code, sure in codes if sure >= INDEX_SURE and shown(code)]
@@ -937,9 +979,9 @@ class BuiltinReader:
             corners = net.read_corners(canon, visible)
             code, sure = averaged_code(corners)
             if code is not None and sure >= INDEX_SURE:
-                if not _pips_of_the_other_colour(canon, visible, own, code):
+                if not _pips_gainsay(canon, visible, own, code):
                     return code, round(min(0.99, sure), 3), True
-                # (the pips say the network saw the wrong colour: the rules below read the card)
+                # (the pips say the network saw the wrong colour or count: the rules below read the card)
                 code, sideways = None, False
             elif code is not None:
                 shown = _code_the_clear_corner_settles(corners, own) or _code_the_middle_settles(
@@ -1105,6 +1147,7 @@ class BuiltinReader:
                 and PIP_COUNT[top] > pips["n"] > 1  # (an ace's one big pip is no undercount)
                 and glyph_scores[top] > GLYPH_SURE
                 and glyph_scores.get(rank, -9.0) < GLYPH_SURE - GLYPH_GAP
+                and _rank_the_pips_settle(pips) is None  # (pips that fit their layout are all there)
             ):
                 # fewer pips than the index, which is sure, says: pips hidden under another card
                 # or the card's edge, or big pips run together; far more common than extra pips
@@ -1131,6 +1174,17 @@ INDEX_NET_MIN_WIDTH = 35.0
 GLYPH_SURE = -0.1  # log-prob of the index's best rank above which the glyph is taken as sure ...
 GLYPH_GAP = 2.0  # ... against a rank this much less likely
 PIP_COUNT = {r: n for n, r in enumerate("A23456789T", start=1)}
+# pips each of which lies this close to a place of the standard layout of their count, and each place
+# with a pip this close (in card widths and lengths, the pips stretched to the layout's extent first:
+# `pip_layout_misfit`), are all the card's: their count is its rank. Chosen on eight training decks
+# (tango, Aisleriot's anglo, plastic, orell, gnomangelo, lattmann, simplistic, berlin; 200 rendered
+# tables, 608 number cards in full view): 584 fit under it, none counted wrong; nine in ten of those
+# counted right fit under 0.014, and the nearest miscount (a nine's pips run into six) fits at 0.101
+PIP_FIT = 0.04
+# a pip wider or longer than this share of the card is pips run together: the widest single pip of
+# the training decks' twos and threes is 0.26 of the card's width and 0.18 of its length, plastic's
+# ten of clubs, its pips run into two blobs, 0.5 and 0.4
+PIP_SIZE = (0.4, 0.3)
 STACK_DOUBT = 0.3  # how much better the pips away from a touching card must fit to be believed
 EDGE_ON_TOP = 0.75  # share of a touching card's outline across this one showing an edge: it is on top
 GLYPH_WEIGHT = 0.5  # a half-hidden card: the glyph's log-odds (overconfident on a deck never seen) against the pips in view
@@ -1603,6 +1657,7 @@ def _pips(
             if f is not None:
                 feats.append(f)
     centres = [((cents[k][0] + x0) / w, (cents[k][1] + y0) / h) for k in pip_ids]
+    sizes = [(stats[k, cv2.CC_STAT_WIDTH] / w, stats[k, cv2.CC_STAT_HEIGHT] / h) for k in pip_ids]
     return {
         "n": len(pip_ids),
         "red": redness > PIP_RED,
@@ -1610,5 +1665,6 @@ def _pips(
         "picture": picture,
         "contours": contours,
         "centres": centres,
+        "sizes": sizes,
         "feats": feats,
     }
