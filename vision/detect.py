@@ -1851,18 +1851,10 @@ def _split_blob(
     for n_seen, q in enumerate(props):
         if n_seen % COMBO_CHECK == COMBO_CHECK - 1 and deadline is not None and time.thread_time() > deadline:
             raise _OutOfTime
-        # drawn in its own box only (the blob's whole window for each of hundreds cost 60 ms)
-        pts = np.round(q - off).astype(np.int32)
-        bx0, by0 = max(int(pts[:, 0].min()), 0), max(int(pts[:, 1].min()), 0)
-        bx1, by1 = min(int(pts[:, 0].max()) + 1, blob.shape[1]), min(int(pts[:, 1].max()) + 1, blob.shape[0])
-        if bx1 <= bx0 or by1 <= by0:
-            continue
-        m = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
-        cv2.fillConvexPoly(m, pts - np.int32([bx0, by0]), 1)
-        tot = cv2.countNonZero(m)
+        inside, tot = _pixels_in_blob(q, blob, off)
         if tot < 0.5 * card_area:
             continue
-        cov = float(cv2.countNonZero(m & blob[by0:by1, bx0:bx1])) / tot
+        cov = inside / tot
         if cov >= 0.88:
             scored.append((q, cov))
     # merge duplicates (same card proposed from several corners) into votes
@@ -2310,19 +2302,24 @@ def _inside_rect(q: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
     return np.all(pts @ nrm > base, axis=1)
 
 
-def _coverage(q: np.ndarray, blob: np.ndarray, off: np.ndarray) -> float:
-    """Share of the rectangle q (inside the blob's window) that lies in the blob. Drawn in its own
-    box only: a row's neighbours are tried many times a blob, and a whole-window mask each time
-    doubled the worst photos' time (roboflow p99 1.1 -> 2.3 s)."""
+def _pixels_in_blob(q: np.ndarray, blob: np.ndarray, off: np.ndarray) -> tuple[int, int]:
+    """(pixels of the quadrilateral q inside the blob, its pixels in the blob's window). Drawn in its
+    own box only: the blob's whole window for each of hundreds of proposals cost 60 ms, and for each
+    neighbour a row's walk tries it doubled the worst photos' time (roboflow p99 1.1 -> 2.3 s)."""
     pts = np.round(q - off).astype(np.int32)
     x0, y0 = max(int(pts[:, 0].min()), 0), max(int(pts[:, 1].min()), 0)
     x1, y1 = min(int(pts[:, 0].max()) + 1, blob.shape[1]), min(int(pts[:, 1].max()) + 1, blob.shape[0])
     if x1 <= x0 or y1 <= y0:
-        return 0.0
+        return 0, 0
     m = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(m, pts - np.int32([x0, y0]), 1)
-    tot = cv2.countNonZero(m)
-    return cv2.countNonZero(m & blob[y0:y1, x0:x1]) / tot if tot else 0.0
+    return cv2.countNonZero(m & blob[y0:y1, x0:x1]), cv2.countNonZero(m)
+
+
+def _coverage(q: np.ndarray, blob: np.ndarray, off: np.ndarray) -> float:
+    """Share of the rectangle q (inside the blob's window) that lies in the blob."""
+    inside, tot = _pixels_in_blob(q, blob, off)
+    return inside / tot if tot else 0.0
 
 
 def _mean_rect(rects: list[np.ndarray]) -> np.ndarray:

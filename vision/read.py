@@ -767,11 +767,11 @@ def _rank_the_pips_settle(pips: dict) -> str | None:
     go wrong by running together, blurring away or hiding under another card, and each of those also
     moves them off the layout, so the count is believed only where it fits."""
     n = pips["n"]
-    if pips["picture"] or not 2 <= n <= 10 or len(pips["centres"]) != n:
+    if pips["picture"] or not 2 <= n <= 10:
         return None
-    if any(pw > PIP_SIZE[0] or ph > PIP_SIZE[1] for pw, ph in pips.get("sizes", ())):
+    if any(pw > PIP_SIZE[0] or ph > PIP_SIZE[1] for pw, ph in pips["sizes"]):
         return None  # pips run together (plastic's ten of clubs: two blobs, half the card wide)
-    return ({10: "T"}.get(n, str(n))) if pip_layout_misfit(pips["centres"]) < PIP_FIT else None
+    return RANK_OF_PIPS[n] if pip_layout_misfit(pips["centres"]) < PIP_FIT else None
 
 
 def pip_layout_misfit(centres) -> float:
@@ -1134,7 +1134,7 @@ class BuiltinReader:
                     top = max(glyph_scores, key=glyph_scores.get)
                     rank_conf = 0.6 + 0.1 * (top == rank) + 0.1 * (idx["court"] == rank)
         elif pips is not None and 1 <= pips["n"] <= 10:
-            rank = {1: "A", 10: "T"}.get(pips["n"], str(pips["n"]))
+            rank = RANK_OF_PIPS[pips["n"]]
             rank_conf = 0.9
             top = max(glyph_scores, key=glyph_scores.get) if glyph_scores else None
             if dark is not None and glyph_scores:
@@ -1174,6 +1174,7 @@ INDEX_NET_MIN_WIDTH = 35.0
 GLYPH_SURE = -0.1  # log-prob of the index's best rank above which the glyph is taken as sure ...
 GLYPH_GAP = 2.0  # ... against a rank this much less likely
 PIP_COUNT = {r: n for n, r in enumerate("A23456789T", start=1)}
+RANK_OF_PIPS = {n: r for r, n in PIP_COUNT.items()}
 # pips each of which lies this close to a place of the standard layout of their count, and each place
 # with a pip this close (in card widths and lengths, the pips stretched to the layout's extent first:
 # `pip_layout_misfit`), are all the card's: their count is its rank. Chosen on eight training decks
@@ -1227,7 +1228,7 @@ def _best_layout_fit(part: dict, glyph_scores: dict | None) -> tuple[str | None,
     obs = np.array(part["centres"], np.float64).reshape(-1, 2)
     best, best_score = None, -1e9
     for n, layout in PIP_LAYOUTS.items():
-        rank = {1: "A", 10: "T"}.get(n, str(n))
+        rank = RANK_OF_PIPS[n]
         fit = -1e9
         for pts in (np.array(layout), 1.0 - np.array(layout)):
             exp = pts
@@ -1612,7 +1613,15 @@ def _pips(
     )
     picture = colourful > 0.1
     if not comps:
-        return {"n": 0, "red": None, "picture": picture, "contours": [], "centres": [], "feats": []}
+        return {
+            "n": 0,
+            "red": None,
+            "picture": picture,
+            "contours": [],
+            "centres": [],
+            "sizes": [],
+            "feats": [],
+        }
     big = max(areas)
     med = float(np.median([a for a in areas if a > 0.25 * big]))
     pip_ids = [k for k in comps if 0.4 * med <= stats[k, cv2.CC_STAT_AREA] <= 2.2 * med]

@@ -895,8 +895,13 @@ def test_pips_settle_the_rank_only_where_they_lie_in_its_layout():
     # layout, and then the count settles nothing
     from vision.read import PIP_LAYOUTS, _rank_the_pips_settle
 
-    def pips(centres):
-        return {"n": len(centres), "picture": False, "centres": centres}
+    def pips(centres):  # (each pip a fifth of the card wide, as a two's or a ten's)
+        return {
+            "n": len(centres),
+            "picture": False,
+            "centres": centres,
+            "sizes": [(0.2, 0.15)] * len(centres),
+        }
 
     ten = PIP_LAYOUTS[10]
     assert _rank_the_pips_settle(pips(ten)) == "T"
